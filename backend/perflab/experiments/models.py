@@ -1,0 +1,26 @@
+"""An experiment is one configuration tried within a project."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, ForeignKey, String, Text, UniqueConstraint, func
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.orm import Mapped, mapped_column
+
+from perflab.db import Base
+from perflab.models_base import CreatedAt, utcnow
+
+
+class Experiment(CreatedAt, Base):
+    __tablename__ = "experiment"
+    __table_args__ = (UniqueConstraint("project_id", "name"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("project.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    hypothesis: Mapped[str] = mapped_column(Text, default="")
+    tags: Mapped[list[str]] = mapped_column(ARRAY(String(64)), default=list)
+    # planned | running | done | archived
+    status: Mapped[str] = mapped_column(String(16), default="planned")
+    updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), default=utcnow, onupdate=utcnow)
