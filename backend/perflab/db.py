@@ -69,11 +69,12 @@ def database_url(settings: Settings | None = None) -> str:
 
 
 def make_engine(url: str, **kw: Any) -> Engine:
+    if "poolclass" not in kw:
+        kw.setdefault("pool_size", 10)
+        kw.setdefault("max_overflow", 20)
     engine = create_engine(
         url,
         pool_pre_ping=True,
-        pool_size=kw.pop("pool_size", 10),
-        max_overflow=kw.pop("max_overflow", 20),
         connect_args={"connect_timeout": 5, **kw.pop("connect_args", {})},
         **kw,
     )
@@ -105,6 +106,9 @@ def set_engine(engine: Engine | None) -> None:
 
 
 def new_session() -> Session:
+    # Foreign keys resolve by table name: every model must be registered before the first flush.
+    import perflab.models  # noqa: F401
+
     get_engine()
     assert _sessionmaker is not None
     return _sessionmaker()

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+
+from perflab.auth import service
+from perflab.auth.schemas import LoginRequest, Me, PasswordChange, UserCreate, UserRead
+from perflab.config import get_settings
+from perflab.deps import CSRF_COOKIE, SESSION_COOKIE, AdminUser, CurrentUser, PrincipalDep, SessionDep
+from perflab.errors import Forbidden
+from perflab.ratelimit import login_limiter
+
+router = APIRouter(prefix="/api/auth", tags=["auth"])
+
+
+def _same_origin(request: Request) -> None:
+    # Login has no session yet, so CSRF is checked on the Origin header, exactly.
+    origin = request.headers.get("origin")
+    if origin is None:
+        return
+    expected = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    if origin != expected:
+        raise Forbidden(f"cross-origin login refused (Origin {origin!r} is not {expected!r})")
+
+
+@router.post("/login", response_model=Me)
+def login(body: LoginRequest, request: Request, response: Response, db: SessionDep) -> Me:
+    _same_origin(request)
+    client = request.client.host if request.client else "unknown"
+    login_limiter.check(client)
+    try:
+        user = service.authenticate(db, email=body.email, password=body.password)
+    except Exception:
+        login_limiter.miss(client)
+        raise
+    settings = get_settings()
+    token, row = service.start_session(db, user=user, days=settings.session_days)
+    max_age = settings.session_days * 86400
+    response.set_cookie(
+        SESSION_COOKIE, token, max_age=max_age, httponly=True, samesite="lax", secure=settings.cookie_secure
+    )
+    response.set_cookie(
+        CSRF_COOKIE, row.csrf_token, max_age=max_age, httponly=False, samesite="lax", secure=settings.cookie_secure
+    )
+    return Me(**UserRead.model_validate(user).model_dump(), csrf_token=row.csrf_token)
+
+
+@router.post("/logout", status_code=204)
+def logout(principal: PrincipalDep, response: Response, db: SessionDep) -> None:
+    if principal.user_session is not None:
+        service.end_session(db, session_id=principal.user_session.id)
+    response.delete_cookie(SESSION_COOKIE)
+    response.delete_cookie(CSRF_COOKIE)
+
+
+@router.get("/me", response_model=Me)
+def me(principal: PrincipalDep, user: CurrentUser) -> Me:
+    assert principal.user_session is not None
+    return Me(**UserRead.model_validate(user).model_dump(), csrf_token=principal.user_session.csrf_token)
+
+
+@router.post("/password", status_code=204)
+def change_password(body: PasswordChange, principal: PrincipalDep, user: CurrentUser, db: SessionDep) -> None:
+    service.change_password(
+        db,
+        user=user,
+        current_password=body.current_password,
+        new_password=body.new_password,
+        keep_session_id=principal.user_session.id if principal.user_session else None,
+    )
+
+
+users_router = APIRouter(prefix="/api/users", tags=["users"])
+
+
+@users_router.get("", response_model=list[UserRead])
+def list_users(_: AdminUser, db: SessionDep) -> list[UserRead]:
+    return [UserRead.model_validate(u) for u in service.list_users(db)]
+
+
+@users_router.post("", response_model=UserRead, status_code=201)
+def create_user(body: UserCreate, _: AdminUser, db: SessionDep) -> UserRead:
+    return UserRead.model_validate(service.create_user(db, email=body.email, password=body.password, role=body.role))

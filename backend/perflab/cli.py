@@ -1,0 +1,248 @@
+"""The `perflab` admin command: serve, migrate, users, projects, tokens, parse, and friends."""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from perflab import __version__
+
+
+def _alembic_config() -> Any:
+    from alembic.config import Config
+
+    root = Path(__file__).resolve().parents[2]
+    cfg = Config(str(root / "alembic.ini"))
+    cfg.set_main_option("script_location", str(root / "migrations"))
+    return cfg
+
+
+def migrate(url: str | None = None, revision: str = "head") -> None:
+    from alembic import command
+
+    cfg = _alembic_config()
+    if url:
+        cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    command.upgrade(cfg, revision)
+
+
+def _lock_data_dir(data_dir: Path) -> Any:
+    """One server per data directory: a second `make run` says so instead of sharing the files."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    fh = open(data_dir / "serve.lock", "a+")  # noqa: SIM115 - held for the life of the process
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.seek(0)
+        pid = fh.read().strip() or "?"
+        sys.stderr.write(
+            f"perflab is already running with data directory {data_dir} (pid {pid}).\n"
+            "Stop it first, or set PERFLAB_HOME to another directory.\n"
+        )
+        sys.exit(1)
+    fh.seek(0)
+    fh.truncate()
+    fh.write(str(os.getpid()))
+    fh.flush()
+    return fh
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from perflab import db
+    from perflab.auth import service as auth_service
+    from perflab.config import get_settings
+
+    settings = get_settings()
+    lock = _lock_data_dir(settings.data_dir) if not settings.database_url else None
+    settings.resolved_secret_key()
+    url = db.database_url(settings)
+    if not settings.database_url:
+        print(f"perflab: embedded PostgreSQL in {settings.data_dir / 'pgdata'}", flush=True)
+    migrate(url)
+    with db.unit_of_work() as session:
+        generated = auth_service.bootstrap_admin(
+            session, email=settings.admin_email, password=settings.admin_password
+        )
+    host = args.host or settings.host
+    port = args.port or settings.port
+    print(f"perflab {__version__} listening on http://{host}:{port}", flush=True)
+    if generated:
+        email, password = generated
+        print(
+            f"\n  First start: created admin {email} with password {password}\n"
+            "  (shown once; set PERFLAB_ADMIN_EMAIL/PERFLAB_ADMIN_PASSWORD to choose them)\n",
+            flush=True,
+        )
+    from perflab.main import create_app
+
+    uvicorn.run(create_app(), host=host, port=port, log_level="info", access_log=False)
+    del lock
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from perflab import db
+
+    migrate(db.database_url(), args.revision)
+    print("database migrated to", args.revision)
+    return 0
+
+
+def cmd_openapi(_: argparse.Namespace) -> int:
+    from perflab.main import create_app
+
+    json.dump(create_app().openapi(), sys.stdout, indent=2, sort_keys=True)
+    sys.stdout.write("\n")
+    return 0
+
+
+def cmd_user_create(args: argparse.Namespace) -> int:
+    import getpass
+
+    from perflab.auth import service
+    from perflab.db import unit_of_work
+
+    password = args.password or os.environ.get("PERFLAB_NEW_PASSWORD") or getpass.getpass("password: ")
+    with unit_of_work() as session:
+        user = service.create_user(session, email=args.email, password=password, role=args.role)
+        print(f"created {user.role} {user.email}")
+    return 0
+
+
+def cmd_project_create(args: argparse.Namespace) -> int:
+    from perflab.db import unit_of_work
+    from perflab.projects import service
+
+    with unit_of_work() as session:
+        project = service.create_project(session, name=args.name, slug=args.slug)
+        print(project.slug)
+    return 0
+
+
+def cmd_token_create(args: argparse.Namespace) -> int:
+    from perflab.db import unit_of_work
+    from perflab.projects import service as projects
+    from perflab.tokens import service
+
+    with unit_of_work() as session:
+        project = projects.get_by_slug(session, slug=args.project)
+        token, _ = service.create_token(
+            session, project=project, name=args.name, scopes=[s.strip() for s in args.scope.split(",") if s.strip()]
+        )
+    print(token)
+    return 0
+
+
+def cmd_token_revoke(args: argparse.Namespace) -> int:
+    from perflab import security
+    from perflab.db import unit_of_work
+    from perflab.errors import NotFound
+    from perflab.tokens import service
+    from perflab.tokens.models import AgentToken
+
+    with unit_of_work() as session:
+        value = args.token
+        if value.startswith(security.AGENT_TOKEN_PREFIX):
+            from sqlalchemy import select
+
+            row = session.scalar(select(AgentToken).where(AgentToken.token_hash == security.token_hash(value)))
+            if row is None:
+                raise NotFound("no such token")
+        else:
+            row = service.get_token(session, token_id=int(value))
+        service.revoke_token(session, token=row)
+        print(f"revoked token {row.id} ({row.name})")
+    return 0
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    from perflab.parsers.cli import main as parse_main
+
+    return parse_main([args.kind, args.file])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="perflab", description="perflab server and admin commands")
+    p.add_argument("--version", action="version", version=f"perflab {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("serve", help="start the server (embedded PostgreSQL unless PERFLAB_DATABASE_URL is set)")
+    s.add_argument("--host")
+    s.add_argument("--port", type=int)
+    s.set_defaults(func=cmd_serve)
+
+    s = sub.add_parser("migrate", help="apply database migrations")
+    s.add_argument("revision", nargs="?", default="head")
+    s.set_defaults(func=cmd_migrate)
+
+    s = sub.add_parser("openapi", help="print the OpenAPI document")
+    s.set_defaults(func=cmd_openapi)
+
+    user = sub.add_parser("user", help="manage accounts").add_subparsers(dest="user_command", required=True)
+    s = user.add_parser("create")
+    s.add_argument("email")
+    s.add_argument("--role", choices=["admin", "member"], default="member")
+    s.add_argument("--password", help="prefer PERFLAB_NEW_PASSWORD or the prompt: arguments show in ps")
+    s.set_defaults(func=cmd_user_create)
+
+    project = sub.add_parser("project", help="manage projects").add_subparsers(dest="project_command", required=True)
+    s = project.add_parser("create")
+    s.add_argument("name")
+    s.add_argument("--slug")
+    s.set_defaults(func=cmd_project_create)
+
+    token = sub.add_parser("token", help="manage agent tokens").add_subparsers(dest="token_command", required=True)
+    s = token.add_parser("create")
+    s.add_argument("--project", required=True)
+    s.add_argument("--name", default="agent")
+    s.add_argument("--scope", default="ingest,read", help="comma-separated: ingest,read")
+    s.set_defaults(func=cmd_token_create)
+    s = token.add_parser("revoke")
+    s.add_argument("token", help="the token itself, or its numeric id")
+    s.set_defaults(func=cmd_token_revoke)
+
+    s = sub.add_parser("parse", help="parse tool output and print JSON")
+    s.add_argument("kind")
+    s.add_argument("file", nargs="?", default="-")
+    s.set_defaults(func=cmd_parse)
+
+    for hook in _extra_commands():
+        hook(sub)
+    return p
+
+
+def _extra_commands() -> list[Any]:
+    """Subcommands contributed by domains (`perflab run show`, `perflab profile show`, ...)."""
+    from perflab import domains
+
+    modules = (domains.load(m) for m in domains.CLI_MODULES)
+    return [m.register for m in modules if m is not None]
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging_setup()
+    args = build_parser().parse_args(argv)
+    from perflab.errors import AppError
+
+    try:
+        return int(args.func(args) or 0)
+    except AppError as exc:
+        sys.stderr.write(f"perflab: {exc.detail}\n")
+        return 2
+
+
+def logging_setup() -> None:
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal["planned", "running", "done", "archived"]
+
+
+class ExperimentCreate(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+    hypothesis: str = Field(default="", max_length=20000)
+    tags: list[str] = Field(default_factory=list, max_length=50)
+    status: Status = "planned"
+
+
+class ExperimentUpdate(BaseModel):
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    hypothesis: str | None = Field(default=None, max_length=20000)
+    tags: list[str] | None = Field(default=None, max_length=50)
+    status: Status | None = None
+
+
+class ExperimentRead(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    project_id: int
+    name: str
+    hypothesis: str
+    tags: list[str]
+    status: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class ExperimentHeadline(BaseModel):
+    """Medians over the experiment's runs of the numbers a history page shows."""
+
+    requests_per_sec: float | None = None
+    latency_p99_ms: float | None = None
+    latency_p50_ms: float | None = None
+    errors: int = 0
+
+
+class ExperimentListItem(ExperimentRead):
+    run_count: int
+    running_count: int
+    last_run_at: datetime | None
+    headline: ExperimentHeadline
+    decision: dict[str, Any] | None = None
+
+
+class ExperimentPage(BaseModel):
+    items: list[ExperimentListItem]
+    total: int
+    page: int
+    page_size: int
+    tags: list[str]

@@ -1,0 +1,186 @@
+"""Experiments and the project history query (paginated, sortable, filterable, all in SQL)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Float, String, cast, func, or_, select
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.orm import Session
+
+from perflab.errors import BadInput, Conflict, NotFound
+from perflab.experiments.models import Experiment
+from perflab.projects.models import Project
+from perflab.runs.models import Run
+
+SORTS = ("created", "name", "rps", "p99", "last_run", "runs", "status")
+
+
+def _clean_tags(tags: list[str]) -> list[str]:
+    out = []
+    for t in tags:
+        t = t.strip()
+        if t and t not in out:
+            if len(t) > 64:
+                raise BadInput(f"tag {t[:20]!r}... is longer than 64 characters")
+            out.append(t)
+    return out
+
+
+def create_experiment(
+    session: Session, *, project: Project, name: str, hypothesis: str = "", tags: list[str] | None = None,
+    status: str = "planned",
+) -> Experiment:
+    name = name.strip()
+    if not name:
+        raise BadInput("experiment name must not be empty")
+    if find_by_name(session, project=project, name=name) is not None:
+        raise Conflict(f"project {project.slug!r} already has an experiment named {name!r}")
+    exp = Experiment(
+        project_id=project.id, name=name, hypothesis=hypothesis, tags=_clean_tags(tags or []), status=status
+    )
+    session.add(exp)
+    session.flush()
+    return exp
+
+
+def find_by_name(session: Session, *, project: Project, name: str) -> Experiment | None:
+    return session.scalar(select(Experiment).where(Experiment.project_id == project.id, Experiment.name == name))
+
+
+def get_or_create(session: Session, *, project: Project, name: str, hypothesis: str = "") -> Experiment:
+    exp = find_by_name(session, project=project, name=name.strip())
+    if exp is not None:
+        return exp
+    # Two agents creating the same experiment at once: the unique constraint decides, retry once.
+    nested = session.begin_nested()
+    try:
+        exp = create_experiment(session, project=project, name=name, hypothesis=hypothesis)
+        nested.commit()
+        return exp
+    except Exception:
+        nested.rollback()
+        found = find_by_name(session, project=project, name=name.strip())
+        if found is None:
+            raise
+        return found
+
+
+def get_experiment(session: Session, *, experiment_id: int) -> Experiment:
+    exp = session.get(Experiment, experiment_id)
+    if exp is None:
+        raise NotFound(f"no experiment {experiment_id}")
+    return exp
+
+
+def update_experiment(session: Session, *, experiment: Experiment, changes: dict[str, Any]) -> Experiment:
+    if "name" in changes and changes["name"] is not None:
+        new = changes["name"].strip()
+        if new != experiment.name:
+            project = session.get(Project, experiment.project_id)
+            assert project is not None
+            if find_by_name(session, project=project, name=new) is not None:
+                raise Conflict(f"another experiment is already named {new!r}")
+            experiment.name = new
+    if changes.get("hypothesis") is not None:
+        experiment.hypothesis = changes["hypothesis"]
+    if changes.get("tags") is not None:
+        experiment.tags = _clean_tags(changes["tags"])
+    if changes.get("status") is not None:
+        experiment.status = changes["status"]
+    session.flush()
+    return experiment
+
+
+def _headline_num(key: str) -> Any:
+    return cast(Run.headline[key].astext, Float)
+
+
+def history(
+    session: Session,
+    *,
+    project: Project,
+    page: int = 1,
+    page_size: int = 50,
+    sort: str = "created",
+    order: str = "desc",
+    q: str | None = None,
+    tags: list[str] | None = None,
+    status: str | None = None,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
+    experiment_ids: list[int] | None = None,
+) -> dict[str, Any]:
+    if sort not in SORTS:
+        raise BadInput(f"sort must be one of {', '.join(SORTS)}")
+    if order not in ("asc", "desc"):
+        raise BadInput("order must be asc or desc")
+    if page < 1 or not 1 <= page_size <= 500:
+        raise BadInput("page starts at 1 and page_size is 1..500")
+
+    runs = (
+        select(
+            Run.experiment_id.label("experiment_id"),
+            func.count().label("run_count"),
+            func.count().filter(Run.status.in_(("pending", "running"))).label("running_count"),
+            func.max(Run.created_at).label("last_run_at"),
+            func.percentile_cont(0.5).within_group(_headline_num("requests_per_sec")).label("rps"),
+            func.percentile_cont(0.5).within_group(_headline_num("latency_p99_ms")).label("p99"),
+            func.percentile_cont(0.5).within_group(_headline_num("latency_p50_ms")).label("p50"),
+            func.sum(func.coalesce(cast(Run.headline["errors"].astext, Float), 0)).label("errors"),
+        )
+        .where(Run.project_id == project.id)
+        .group_by(Run.experiment_id)
+        .subquery()
+    )
+    stmt = select(Experiment, runs).outerjoin(runs, runs.c.experiment_id == Experiment.id).where(
+        Experiment.project_id == project.id
+    )
+    if q:
+        like = f"%{q.strip()}%"
+        stmt = stmt.where(or_(Experiment.name.ilike(like), Experiment.hypothesis.ilike(like)))
+    if tags:
+        stmt = stmt.where(Experiment.tags.contains(cast(tags, ARRAY(String(64)))))
+    if status:
+        stmt = stmt.where(Experiment.status == status)
+    if created_after:
+        stmt = stmt.where(Experiment.created_at >= created_after)
+    if created_before:
+        stmt = stmt.where(Experiment.created_at < created_before)
+    if experiment_ids is not None:
+        stmt = stmt.where(Experiment.id.in_(experiment_ids))
+
+    total = session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
+    sort_col: Any = {
+        "created": Experiment.created_at,
+        "name": Experiment.name,
+        "rps": runs.c.rps,
+        "p99": runs.c.p99,
+        "last_run": runs.c.last_run_at,
+        "runs": runs.c.run_count,
+        "status": Experiment.status,
+    }[sort]
+    sort_expr = sort_col.desc().nulls_last() if order == "desc" else sort_col.asc().nulls_last()
+    stmt = stmt.order_by(sort_expr, Experiment.id.desc()).limit(page_size).offset((page - 1) * page_size)
+    items = []
+    for row in session.execute(stmt).all():
+        exp: Experiment = row[0]
+        items.append(
+            {
+                "experiment": exp,
+                "run_count": row.run_count or 0,
+                "running_count": row.running_count or 0,
+                "last_run_at": row.last_run_at,
+                "headline": {
+                    "requests_per_sec": row.rps,
+                    "latency_p99_ms": row.p99,
+                    "latency_p50_ms": row.p50,
+                    "errors": int(row.errors or 0),
+                },
+            }
+        )
+    all_tags = session.scalars(
+        select(func.unnest(Experiment.tags)).where(Experiment.project_id == project.id).distinct()
+    ).all()
+    return {"items": items, "total": total, "page": page, "page_size": page_size, "tags": sorted(all_tags)}

@@ -1,0 +1,139 @@
+"""The FastAPI application: routers, error rendering, the agent download and the built UI."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DBAPIError, OperationalError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from perflab import __version__, agent_dist, db, domains
+from perflab.config import get_settings
+from perflab.errors import AppError
+from perflab.middleware import BodyLimitMiddleware, SecurityHeadersMiddleware
+
+log = logging.getLogger(__name__)
+
+# Routes reachable without a session or token. The auth-matrix test fails for any route not listed.
+PUBLIC_ROUTES = {
+    ("GET", "/api/health"),
+    ("POST", "/api/auth/login"),
+    ("GET", "/agent/perflab-agent.pyz"),
+}
+
+
+def _operation_id(route: APIRoute) -> str:
+    tag = route.tags[0] if route.tags else "default"
+    return f"{tag}-{route.name}"
+
+
+def _error(status: int, error: str, detail: Any, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": error, "detail": detail}, status_code=status, headers=headers)
+
+
+def frontend_dist() -> Path | None:
+    settings = get_settings()
+    candidates = [settings.frontend_dist] if settings.frontend_dist else []
+    candidates.append(Path(__file__).resolve().parents[2] / "frontend" / "dist")
+    for c in candidates:
+        if c is not None and (c / "index.html").exists():
+            return c
+    return None
+
+
+def create_app() -> FastAPI:
+    settings = get_settings()
+    app = FastAPI(
+        title="perflab",
+        version=__version__,
+        generate_unique_id_function=_operation_id,
+        docs_url="/api/docs",
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
+
+    @app.exception_handler(AppError)
+    async def app_error(_: Request, exc: AppError) -> JSONResponse:
+        return _error(exc.status_code, exc.error, exc.detail, exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        detail = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in exc.errors()
+        ]
+        return _error(422, "validation_error", detail)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        error = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        detail = exc.detail
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = "no such route"
+        return _error(exc.status_code, error, detail, dict(exc.headers or {}))
+
+    @app.exception_handler(OperationalError)
+    async def db_down(_: Request, exc: OperationalError) -> JSONResponse:
+        log.warning("database unavailable: %s", exc.orig)
+        return _error(503, "database_unavailable", "the database is unreachable; retry shortly", {"Retry-After": "5"})
+
+    @app.exception_handler(DBAPIError)
+    async def db_error(_: Request, exc: DBAPIError) -> JSONResponse:
+        if exc.connection_invalidated:
+            return _error(503, "database_unavailable", "the database connection was lost; retry shortly",
+                          {"Retry-After": "5"})
+        log.exception("database error")
+        return _error(500, "internal_error", "an unexpected database error occurred")
+
+    @app.get("/api/health", tags=["health"])
+    def health() -> JSONResponse:
+        ok = db.ping()
+        body = {"status": "ok" if ok else "degraded", "database": "ok" if ok else "unreachable", "version": __version__}
+        return JSONResponse(body, status_code=200 if ok else 503, headers=None if ok else {"Retry-After": "5"})
+
+    @app.get("/agent/perflab-agent.pyz", tags=["agent"], include_in_schema=False)
+    def agent_download() -> Response:
+        return Response(
+            agent_dist.zipapp_bytes(),
+            media_type="application/zip",
+            headers={"Content-Disposition": 'attachment; filename="perflab-agent.pyz"'},
+        )
+
+    for module_name in domains.ROUTER_MODULES:
+        module = domains.load(module_name)
+        if module is not None:
+            for attr in ("router", "users_router", "public_router"):
+                if hasattr(module, attr):
+                    app.include_router(getattr(module, attr))
+
+    dist = frontend_dist()
+    if dist is not None:
+        if (dist / "assets").exists():
+            app.mount("/assets", StaticFiles(directory=dist / "assets"), name="assets")
+        index = dist / "index.html"
+
+        @app.get("/{path:path}", include_in_schema=False)
+        def spa(path: str) -> Response:
+            # API and agent paths never fall back to the UI: they 404 with the error shape.
+            if path.startswith(("api/", "agent/")) or path in ("api", "agent"):
+                return _error(404, "not_found", "no such route")
+            candidate = (dist / path).resolve()
+            if path and candidate.is_file() and candidate.is_relative_to(dist.resolve()):
+                return FileResponse(candidate)
+            return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+    app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        default_cap=16 * 1024 * 1024,
+        large_cap=settings.max_upload_bytes,
+        large_prefixes=("/api/agent/runs/", "/api/projects/"),
+        inflated_cap=settings.max_decompressed_bytes,
+    )
+    return app

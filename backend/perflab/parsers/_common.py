@@ -1,0 +1,162 @@
+"""Shared pieces of the parsers: the error type, number readers, the line-parser base class.
+
+Everything here is standard library only; parsers must stay importable without the web stack.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any, ClassVar, TypeVar
+
+JSON = dict[str, Any]
+
+_LP = TypeVar("_LP", bound="LineParser")
+
+
+class ParseError(ValueError):
+    """The one exception parsers raise on bad input.
+
+    ``str(e)`` is ``"line 12: expected ..."`` when the line is known, else just the message.
+    """
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        self.message = message
+        self.line = line
+        super().__init__(f"line {line}: {message}" if line is not None else message)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ParseError, (self.message, self.line))
+
+
+# Pasted text is truncated with these; they stand for "lines left out here".
+ELISIONS = frozenset({"...", "…", "[...]", "[…]", "<snip>", "[snip]", "(...)", "...snip..."})
+
+
+def is_elision(stripped: str) -> bool:
+    return stripped in ELISIONS or (len(stripped) >= 3 and set(stripped) <= {".", "…", " "})
+
+
+def show(line: str, limit: int = 60) -> str:
+    """A line quoted for an error message, shortened so one bad megabyte line stays readable."""
+    line = line.strip()
+    if len(line) > limit:
+        line = line[: limit - 3] + "..."
+    return repr(line)
+
+
+def to_int(tok: str) -> int | None:
+    """An ASCII decimal integer or None. int() alone would also take '٣', '1_0' and ' 7 '."""
+    if not tok or not tok.isascii():
+        return None
+    body = tok[1:] if tok[0] in "+-" else tok
+    if not body.isdigit():
+        return None
+    return int(tok)
+
+
+_FLOAT_CHARS = frozenset("0123456789.+-eE")
+
+
+def to_float(tok: str, decimal_comma: bool = False) -> float | None:
+    """A finite ASCII decimal number or None (never nan/inf, which JSON cannot carry)."""
+    if decimal_comma:
+        tok = tok.replace(",", ".")
+    if not tok or not tok.isascii() or not set(tok) <= _FLOAT_CHARS:
+        return None
+    if not any(c.isdigit() for c in tok):
+        return None
+    try:
+        value = float(tok)
+    except ValueError:
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    return value
+
+
+def to_decimal(tok: str) -> Decimal | None:
+    """Exact decimal, for unit conversions that must not pick up binary float noise."""
+    value = to_float(tok)
+    if value is None:
+        return None
+    try:
+        return Decimal(tok)
+    except InvalidOperation:
+        return None
+
+
+def dec_to_float(value: Decimal) -> float:
+    return float(value)
+
+
+def check_text(text: str) -> None:
+    """Refuse binary data early, with a message a user understands."""
+    sample = text[:65536]
+    if "\x00" in sample:
+        raise ParseError("binary data, not text (NUL bytes); is this the right file?", 1)
+    if not sample:
+        return
+    bad = sum(1 for c in sample if (c < " " and c not in "\t\n\r\f\v\x1b") or c == "\ufffd")
+    if bad > max(8, len(sample) // 100):
+        raise ParseError("binary data, not text (control characters or undecodable bytes)", 1)
+
+
+class LineParser:
+    """Base of the streaming parsers (vmstat, pidstat, netqtop).
+
+    ``feed(line)`` returns the records that line completed; ``finish()`` flushes; ``state()`` is
+    JSON-serialisable so a server can resume with ``from_state()`` in another process days later.
+    """
+
+    kind: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        self.warnings: list[str] = []
+        self.line_no = 0
+
+    def feed(self, line: str) -> list[JSON]:
+        raise NotImplementedError
+
+    def finish(self) -> list[JSON]:
+        raise NotImplementedError
+
+    def result(self, records: list[JSON]) -> JSON:
+        """The document ``parse()`` returns, given every record fed and finished."""
+        raise NotImplementedError
+
+    def state(self) -> JSON:
+        raise NotImplementedError
+
+    @classmethod
+    def from_state(cls: type[_LP], state: JSON) -> _LP:
+        raise NotImplementedError
+
+    def warn(self, message: str, line: int | None = None) -> None:
+        # A long stream of the same defect must not grow the warning list without bound.
+        if len(self.warnings) < 200:
+            self.warnings.append(f"line {line}: {message}" if line is not None else message)
+        elif len(self.warnings) == 200:
+            self.warnings.append("more warnings suppressed")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as the tools wrote them: split on newlines only (str.splitlines would also split on
+    \\x0c, \\x85 and U+2028, which can occur inside a command name), without the \\r of CRLF pastes."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if "\r" in text:
+        lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    return lines
+
+
+def parse_lines(parser: LineParser, text: str) -> JSON:
+    """Whole-text parse through the streaming parser: one code path for both."""
+    records: list[JSON] = []
+    feed = parser.feed
+    for line in split_lines(text):
+        out = feed(line)
+        if out:
+            records.extend(out)
+    records.extend(parser.finish())
+    return parser.result(records)

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Depends
+
+from perflab.deps import PrincipalDep, ReadableProject, SessionDep, check_project_access
+from perflab.experiments.router import ReadableExperiment
+from perflab.projects.models import Project
+from perflab.runs import service
+from perflab.runs.models import Run
+from perflab.runs.schemas import (
+    RunDetail,
+    RunHostRead,
+    RunListItem,
+    RunPage,
+    RunRead,
+    StreamRead,
+    SummaryRead,
+)
+
+router = APIRouter(tags=["runs"])
+
+
+def readable_run(run_id: str, principal: PrincipalDep, db: SessionDep) -> Run:
+    run = service.get_run(db, run_id=service.parse_run_id(run_id))
+    project = db.get(Project, run.project_id)
+    assert project is not None
+    check_project_access(principal, project, "read")
+    return run
+
+
+def writable_run(run_id: str, principal: PrincipalDep, db: SessionDep) -> Run:
+    run = service.get_run(db, run_id=service.parse_run_id(run_id))
+    project = db.get(Project, run.project_id)
+    assert project is not None
+    check_project_access(principal, project, "ingest")
+    return run
+
+
+ReadableRun = Annotated[Run, Depends(readable_run)]
+WritableRun = Annotated[Run, Depends(writable_run)]
+
+
+def _page(result: dict) -> RunPage:  # type: ignore[type-arg]
+    return RunPage(
+        items=[
+            RunListItem(**RunRead.model_validate(i["run"]).model_dump(), experiment_name=i["experiment_name"])
+            for i in result["items"]
+        ],
+        total=result["total"],
+        page=result["page"],
+        page_size=result["page_size"],
+    )
+
+
+@router.get("/api/runs/{run_id}", response_model=RunDetail)
+def get_run(run: ReadableRun, db: SessionDep) -> RunDetail:
+    d = service.run_detail(db, run=run)
+    return RunDetail(
+        **RunRead.model_validate(run).model_dump(),
+        project_slug=d["project_slug"],
+        experiment_name=d["experiment_name"],
+        hosts=[RunHostRead(**h) for h in d["hosts"]],
+        streams=[StreamRead(**StreamRead.model_validate(s["stream"]).model_dump(exclude={"host"}), host=s["host"])
+                 for s in d["streams"]],
+        summaries=[SummaryRead.model_validate(s) for s in d["summaries"]],
+    )
+
+
+@router.get("/api/experiments/{experiment_id}/runs", response_model=RunPage)
+def list_experiment_runs(experiment: ReadableExperiment, db: SessionDep, page: int = 1, page_size: int = 100) -> RunPage:
+    project = db.get(Project, experiment.project_id)
+    assert project is not None
+    return _page(service.list_runs(db, project=project, experiment_id=experiment.id, page=page, page_size=page_size))
+
+
+@router.get("/api/projects/{slug}/runs", response_model=RunPage)
+def list_project_runs(
+    project: ReadableProject, db: SessionDep, status: str | None = None, page: int = 1, page_size: int = 50
+) -> RunPage:
+    return _page(service.list_runs(db, project=project, status=status, page=page, page_size=page_size))
+
+

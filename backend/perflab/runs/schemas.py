@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class RunHostRead(BaseModel):
+    host_id: int
+    hostname: str
+    role: str
+    state: str
+    agent_id: str
+
+
+class StreamRead(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    host: str | None = None
+    role: str
+    source: str
+    name: str
+    lines: int
+    samples: int
+    dropped: int
+    state: str
+    error: str | None
+    closed_at: datetime | None
+
+
+class SummaryRead(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    kind: str
+    role: str
+    data: dict[str, Any]
+    warnings: list[str]
+
+
+class RunRead(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: uuid.UUID
+    project_id: int
+    experiment_id: int
+    label: str
+    status: str
+    status_reasons: list[str]
+    source: str
+    started_at: datetime | None
+    ended_at: datetime | None
+    load_command: str
+    exit_code: int | None
+    created_at: datetime
+    headline: dict[str, Any]
+
+
+class RunDetail(RunRead):
+    project_slug: str
+    experiment_name: str
+    hosts: list[RunHostRead]
+    streams: list[StreamRead]
+    summaries: list[SummaryRead]
+
+
+class RunListItem(RunRead):
+    experiment_name: str
+
+
+class RunPage(BaseModel):
+    items: list[RunListItem]
+    total: int
+    page: int
+    page_size: int

@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Scope = Literal["ingest", "read"]
+
+
+class TokenCreate(BaseModel):
+    name: str = Field(default="agent", min_length=1, max_length=200)
+    scopes: list[Scope] = Field(default_factory=lambda: ["ingest", "read"], min_length=1)
+
+
+class TokenRead(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    name: str
+    hint: str
+    scopes: list[str]
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+
+class TokenCreated(TokenRead):
+    # The only time the token is ever shown.
+    token: str
