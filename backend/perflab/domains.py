@@ -12,6 +12,7 @@ ROUTER_MODULES = (
     "perflab.experiments.router",
     "perflab.runs.router",
     "perflab.hosts.router",
+    "perflab.artifacts.router",
     "perflab.ingest.router",
     "perflab.series.router",
     "perflab.imports.router",

@@ -88,6 +88,9 @@ class Stream(CreatedAt, Base):
     samples: Mapped[int] = mapped_column(BigInteger, default=0)
     dropped: Mapped[int] = mapped_column(BigInteger, default=0)
     max_seq: Mapped[int] = mapped_column(BigInteger, default=0)
+    # Chunks are parsed strictly in seq order; a chunk that arrives early waits for the gap to fill.
+    parsed_seq: Mapped[int] = mapped_column(BigInteger, default=0)
+    closed_seq: Mapped[int | None] = mapped_column(BigInteger)
     chunks: Mapped[int] = mapped_column(BigInteger, default=0)
     # open | closed | failed
     state: Mapped[str] = mapped_column(String(16), default="open")

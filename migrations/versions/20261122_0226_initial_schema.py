@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-22 02:21:07.821458
+Create Date: 2026-11-22 02:26:00.209106
 """
 from collections.abc import Sequence
 
@@ -192,6 +192,8 @@ def upgrade() -> None:
     sa.Column('samples', sa.BigInteger(), nullable=False),
     sa.Column('dropped', sa.BigInteger(), nullable=False),
     sa.Column('max_seq', sa.BigInteger(), nullable=False),
+    sa.Column('parsed_seq', sa.BigInteger(), nullable=False),
+    sa.Column('closed_seq', sa.BigInteger(), nullable=True),
     sa.Column('chunks', sa.BigInteger(), nullable=False),
     sa.Column('state', sa.String(length=16), nullable=False),
     sa.Column('error', sa.Text(), nullable=True),

@@ -1,0 +1,64 @@
+# The commands people type. `make run` and `make test` do every set-up step themselves.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+NPM ?= npm
+FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
+
+.PHONY: install run test test-py test-frontend test-e2e lint bench demo openapi lock clean system-deps
+
+install: $(VENV)/.installed frontend/node_modules/.installed frontend/dist/index.html
+
+$(VENV)/.installed: backend/requirements.lock backend/requirements-dev.lock backend/pyproject.toml agents/pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check --require-hashes -r backend/requirements.lock -r backend/requirements-dev.lock
+	$(BIN)/pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e backend -e agents
+	@touch $@
+
+frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
+	cd frontend && $(NPM) ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+frontend/dist/index.html: frontend/node_modules/.installed $(FRONTEND_SRC)
+	cd frontend && $(NPM) run -s build
+
+run: install
+	$(BIN)/perflab serve
+
+system-deps:
+	@scripts/system-deps.sh
+
+# Every suite: pytest (backend, parsers, profiles, agent, end-to-end with real processes), vitest, Playwright.
+test: install system-deps
+	$(BIN)/pytest -q
+	cd frontend && $(NPM) run -s test
+	cd frontend && $(NPM) run -s e2e
+
+test-py: $(VENV)/.installed
+	$(BIN)/pytest -q
+
+lint: install
+	$(BIN)/ruff check backend tests agents bench
+	$(BIN)/mypy --strict backend/perflab
+	$(BIN)/vermin --target=3.6- --no-tips --violations agents/perflab_agent
+	cd frontend && $(NPM) run -s lint && $(NPM) run -s typecheck && $(NPM) run -s check:api-drift
+
+openapi: $(VENV)/.installed
+	$(BIN)/perflab openapi > frontend/openapi.json
+	cd frontend && $(NPM) run -s gen:api
+
+bench: install system-deps
+	$(BIN)/python bench/run_all.py
+
+demo: install system-deps
+	$(BIN)/perflab demo
+
+# Re-pin Python dependencies (needs network to the package index).
+lock:
+	$(PYTHON) -m venv /tmp/perflab-piptools && /tmp/perflab-piptools/bin/pip install -q pip-tools
+	cd backend && /tmp/perflab-piptools/bin/pip-compile -q --generate-hashes --strip-extras -o requirements.lock requirements.in
+	cd backend && /tmp/perflab-piptools/bin/pip-compile -q --generate-hashes --strip-extras -o requirements-dev.lock requirements-dev.in
+
+clean:
+	rm -rf $(VENV) frontend/node_modules frontend/dist

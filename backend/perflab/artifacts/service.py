@@ -1,0 +1,54 @@
+"""Artifacts: store the bytes first, then the row that points at them."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from perflab.artifacts.models import Artifact
+from perflab.artifacts.storage import get_storage
+from perflab.errors import BadInput, NotFound
+
+KINDS = ("raw", "config", "sysctl", "flamegraph", "import", "other")
+
+
+def clean_name(name: str) -> str:
+    """A display name: printable, no path separators, bounded. It never reaches the filesystem."""
+    name = "".join(ch for ch in name if ch.isprintable()).replace("/", "_").replace("\\", "_").strip()
+    return name[:255] or "unnamed"
+
+
+def store(
+    session: Session, *, project_id: int, run_id: uuid.UUID | None, kind: str, name: str, data: bytes,
+    role: str = "", content_type: str = "application/octet-stream",
+) -> Artifact:
+    if kind not in KINDS:
+        raise BadInput(f"artifact kind must be one of {', '.join(KINDS)}")
+    key, sha = get_storage().put(data)
+    row = Artifact(
+        project_id=project_id, run_id=run_id, role=role, kind=kind, name=clean_name(name),
+        content_type=content_type, size_bytes=len(data), sha256=sha, storage_key=key,
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def get_artifact(session: Session, *, artifact_id: int) -> Artifact:
+    row = session.get(Artifact, artifact_id)
+    if row is None:
+        raise NotFound(f"no artifact {artifact_id}")
+    return row
+
+
+def read(artifact: Artifact) -> bytes:
+    return get_storage().get(artifact.storage_key)
+
+
+def list_for_run(session: Session, *, run_id: uuid.UUID, kind: str | None = None) -> list[Artifact]:
+    stmt = select(Artifact).where(Artifact.run_id == run_id)
+    if kind:
+        stmt = stmt.where(Artifact.kind == kind)
+    return list(session.scalars(stmt.order_by(Artifact.id)))

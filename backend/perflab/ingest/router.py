@@ -1,0 +1,135 @@
+"""Agent endpoints (docs/protocol.md). Every answer 2xx means the transaction has committed."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
+
+from perflab.artifacts import service as artifacts_service
+from perflab.config import get_settings
+from perflab.db import unit_of_work
+from perflab.deps import IngestToken, SessionDep
+from perflab.ingest import service
+from perflab.ingest.schemas import (
+    AgentRunStatus,
+    ArtifactCreated,
+    BatchReply,
+    BatchRequest,
+    Finish,
+    Heartbeat,
+    Hello,
+    HelloReply,
+    Join,
+    PollReply,
+    RunCreate,
+    RunCreated,
+    ServerTime,
+    Start,
+)
+from perflab.tokens.models import AgentToken
+
+router = APIRouter(tags=["agent"])
+
+POLL_MAX_S = 30
+
+
+@router.post("/api/agent/hello", response_model=HelloReply)
+def hello(body: Hello, token: IngestToken, db: SessionDep) -> HelloReply:
+    host = service.hello(db, token=token, body=body)
+    return HelloReply(host_id=host.id, project=service.project_of(db, token).slug, server_time=time.time())
+
+
+@router.post("/api/agent/heartbeat", response_model=ServerTime)
+def heartbeat(body: Heartbeat, token: IngestToken, db: SessionDep) -> ServerTime:
+    service.heartbeat(db, token=token, agent_id=body.agent_id, data=body.model_dump(exclude={"agent_id"}))
+    return ServerTime(server_time=time.time())
+
+
+def _poll_once(token: AgentToken, agent_id: str) -> list[dict]:  # type: ignore[type-arg]
+    with unit_of_work() as db:
+        host = service.touch(db, token=token, agent_id=agent_id)
+        return service.runs_for_host(db, host=host)
+
+
+@router.get("/api/agent/poll", response_model=PollReply)
+async def poll(
+    token: IngestToken, agent_id: Annotated[str, Query(min_length=8, max_length=64)], timeout: float = 25
+) -> PollReply:
+    # Async so that idle daemons waiting here hold no worker thread.
+    deadline = time.monotonic() + max(0.0, min(timeout, POLL_MAX_S))
+    while True:
+        runs = await run_in_threadpool(_poll_once, token, agent_id)
+        actionable = [r for r in runs if r["state"] in ("waiting", "running", "ended")]
+        if actionable or time.monotonic() >= deadline:
+            return PollReply(server_time=time.time(), runs=runs)  # type: ignore[arg-type]
+        await asyncio.sleep(0.5)
+
+
+@router.post("/api/agent/runs", response_model=RunCreated, status_code=201)
+def create_run(body: RunCreate, token: IngestToken, db: SessionDep, response: Response) -> RunCreated:
+    run, created = service.create_run(db, token=token, body=body, base_url=get_settings().base_url())
+    if not created:
+        response.status_code = 200
+    project = service.project_of(db, token)
+    from perflab.experiments.models import Experiment
+
+    exp = db.get(Experiment, run.experiment_id)
+    return RunCreated(run_id=run.id, project=project.slug, experiment=exp.name if exp else body.experiment,
+                      status=run.status, url=f"{get_settings().base_url()}/runs/{run.id}")
+
+
+@router.get("/api/agent/runs/{run_id}", response_model=AgentRunStatus)
+def run_status(run_id: uuid.UUID, token: IngestToken, db: SessionDep) -> AgentRunStatus:
+    run = service.get_project_run(db, token=token, run_id=run_id)
+    return AgentRunStatus(**service.run_status(db, run=run))
+
+
+@router.post("/api/agent/runs/{run_id}/join")
+def join(run_id: uuid.UUID, body: Join, token: IngestToken, db: SessionDep) -> dict[str, bool]:
+    run = service.get_project_run(db, token=token, run_id=run_id)
+    service.join(db, token=token, run=run, body=body)
+    return {"ok": True}
+
+
+@router.post("/api/agent/runs/{run_id}/start")
+def start(run_id: uuid.UUID, body: Start, token: IngestToken, db: SessionDep) -> dict[str, bool]:
+    run = service.get_project_run(db, token=token, run_id=run_id)
+    service.start(db, run=run, started_at=body.started_at)
+    return {"ok": True}
+
+
+@router.post("/api/agent/runs/{run_id}/finish")
+def finish(run_id: uuid.UUID, body: Finish, token: IngestToken, db: SessionDep) -> dict[str, bool]:
+    run = service.get_project_run(db, token=token, run_id=run_id)
+    service.finish(db, run=run, exit_code=body.exit_code, ended_at=body.ended_at)
+    return {"ok": True}
+
+
+@router.post("/api/ingest/batches", response_model=BatchReply)
+def ingest_batches(body: BatchRequest, token: IngestToken, db: SessionDep) -> BatchReply:
+    acks = service.ingest(db, token=token, agent_id=body.agent_id, batches=body.batches)
+    return BatchReply(acked=acks)  # type: ignore[arg-type]
+
+
+@router.post("/api/agent/runs/{run_id}/artifacts", response_model=ArtifactCreated, status_code=201)
+async def upload_artifact(
+    run_id: uuid.UUID,
+    request: Request,
+    token: IngestToken,
+    db: SessionDep,
+    kind: Annotated[str, Query(pattern=r"^(config|sysctl|raw|other)$")] = "raw",
+    name: Annotated[str, Query(min_length=1, max_length=255)] = "upload",
+    role: Annotated[str, Query(max_length=64)] = "",
+) -> ArtifactCreated:
+    data = await request.body()
+    run = await run_in_threadpool(service.get_project_run, db, token=token, run_id=run_id)
+    row = await run_in_threadpool(
+        lambda: artifacts_service.store(db, project_id=run.project_id, run_id=run.id, kind=kind, name=name,
+                                        data=data, role=role)
+    )
+    return ArtifactCreated(artifact_id=row.id)

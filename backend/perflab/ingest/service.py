@@ -1,0 +1,330 @@
+"""The agent side of the server: hello, long-poll, run orchestration, batches. Services flush only."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from perflab.errors import BadInput, Conflict, NotFound
+from perflab.experiments import service as experiments_service
+from perflab.hosts.models import Host
+from perflab.hosts.service import ONLINE_WINDOW
+from perflab.ingest import pipeline
+from perflab.ingest.schemas import Batch, Hello, Join, RunCreate
+from perflab.projects.models import Project
+from perflab.runs.models import RawChunk, Run, RunHost, Stream
+from perflab.tokens.models import AgentToken
+
+# Streams still open this long after the load finished make the run partial.
+CLOSE_GRACE = timedelta(seconds=60)
+MAX_CLOCK_SKEW_S = 1.0
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _ts(value: float | None) -> datetime:
+    return datetime.fromtimestamp(value, UTC) if value is not None else now()
+
+
+def project_of(session: Session, token: AgentToken) -> Project:
+    project = session.get(Project, token.project_id)
+    assert project is not None
+    return project
+
+
+def hello(session: Session, *, token: AgentToken, body: Hello) -> Host:
+    host = session.scalar(select(Host).where(Host.project_id == token.project_id, Host.agent_id == body.agent_id))
+    if host is None:
+        host = Host(project_id=token.project_id, agent_id=body.agent_id, hostname=body.hostname, role=body.role)
+        session.add(host)
+    host.hostname = body.hostname
+    host.role = body.role
+    host.agent_version = body.version
+    host.facts = body.facts
+    host.capabilities = body.capabilities
+    host.collectors = body.collectors
+    host.last_seen_at = now()
+    session.flush()
+    return host
+
+
+def get_host(session: Session, *, token: AgentToken, agent_id: str) -> Host:
+    host = session.scalar(select(Host).where(Host.project_id == token.project_id, Host.agent_id == agent_id))
+    if host is None:
+        raise NotFound(f"agent {agent_id} has not said hello to this project")
+    return host
+
+
+def heartbeat(session: Session, *, token: AgentToken, agent_id: str, data: dict[str, Any]) -> None:
+    host = get_host(session, token=token, agent_id=agent_id)
+    host.heartbeat = {**data, "at": now().isoformat()}
+    host.last_seen_at = now()
+
+
+def touch(session: Session, *, token: AgentToken, agent_id: str) -> Host:
+    host = get_host(session, token=token, agent_id=agent_id)
+    host.last_seen_at = now()
+    return host
+
+
+def runs_for_host(session: Session, *, host: Host) -> list[dict[str, Any]]:
+    """Runs this daemon should collect for, and joined runs that ended (so it closes its streams)."""
+    out = []
+    active = session.execute(
+        select(Run, RunHost.state)
+        .outerjoin(RunHost, (RunHost.run_id == Run.id) & (RunHost.host_id == host.id))
+        .where(Run.project_id == host.project_id, Run.source == "agent",
+               Run.created_at > now() - timedelta(days=2))
+        .where((Run.status.in_(("pending", "running"))) | (RunHost.state.is_not(None)))
+    ).all()
+    for run, joined_state in active:
+        roles = list(run.expected_roles or [])
+        if roles and host.role not in roles and joined_state is None:
+            continue
+        if run.ended_at is not None:
+            if joined_state is None or joined_state in ("done", "failed"):
+                continue
+            state = "ended"
+        elif run.status in ("pending", "running"):
+            state = "running" if run.started_at is not None else "waiting"
+        else:
+            continue
+        from perflab.experiments.models import Experiment
+
+        exp = session.get(Experiment, run.experiment_id)
+        out.append({"run_id": run.id, "experiment": exp.name if exp else "", "state": state,
+                    "wait_for_roles": roles})
+    return out
+
+
+def create_run(session: Session, *, token: AgentToken, body: RunCreate, base_url: str) -> tuple[Run, bool]:
+    project = project_of(session, token)
+    if body.project is not None and body.project != project.slug:
+        raise Conflict(f"this token belongs to project {project.slug!r}, not {body.project!r}")
+    existing = session.get(Run, body.run_id)
+    if existing is not None:
+        if existing.project_id != project.id:
+            raise Conflict("this run id is taken")
+        return existing, False
+    experiment = experiments_service.get_or_create(
+        session, project=project, name=body.experiment, hypothesis=body.hypothesis
+    )
+    if body.wait_for_roles is None:
+        roles = sorted(set(session.scalars(
+            select(Host.role).where(Host.project_id == project.id, Host.last_seen_at > now() - ONLINE_WINDOW)
+        )))
+    else:
+        roles = sorted(set(body.wait_for_roles))
+    run = Run(
+        id=body.run_id, project_id=project.id, experiment_id=experiment.id, label=body.label,
+        status="pending", source="agent", load_command=body.load_command, expected_roles=roles,
+        status_reasons=[], headline={},
+    )
+    session.add(run)
+    if experiment.status == "planned":
+        experiment.status = "running"
+    session.flush()
+    return run, True
+
+
+def get_project_run(session: Session, *, token: AgentToken, run_id: uuid.UUID) -> Run:
+    run = session.get(Run, run_id)
+    if run is None or run.project_id != token.project_id:
+        raise NotFound(f"no run {run_id} in this token's project")
+    return run
+
+
+def run_status(session: Session, *, run: Run) -> dict[str, Any]:
+    evaluate(session, run=run)
+    hosts = session.execute(
+        select(RunHost, Host).join(Host, Host.id == RunHost.host_id).where(RunHost.run_id == run.id)
+    ).all()
+    joined_roles = {rh.role for rh, _ in hosts}
+    return {
+        "run_id": run.id,
+        "status": run.status,
+        "status_reasons": run.status_reasons,
+        "hosts": [{"agent_id": h.agent_id, "hostname": h.hostname, "role": rh.role, "state": rh.state}
+                  for rh, h in hosts],
+        "wait_for_roles": run.expected_roles,
+        "missing_roles": [r for r in run.expected_roles if r not in joined_roles],
+    }
+
+
+def join(session: Session, *, token: AgentToken, run: Run, body: Join) -> None:
+    host = touch(session, token=token, agent_id=body.agent_id)
+    rh = session.get(RunHost, (run.id, host.id))
+    if rh is None:
+        rh = RunHost(run_id=run.id, host_id=host.id, role=body.role, joined_at=now())
+        session.add(rh)
+    rh.state = "collecting"
+    rh.detail = {"streams": body.streams, "failed": body.failed}
+    session.flush()
+
+
+def start(session: Session, *, run: Run, started_at: float | None) -> None:
+    if run.started_at is None:
+        run.started_at = _ts(started_at)
+    if run.status == "pending":
+        run.status = "running"
+
+
+def finish(session: Session, *, run: Run, exit_code: int | None, ended_at: float | None) -> None:
+    if run.ended_at is None:
+        run.ended_at = _ts(ended_at)
+        run.exit_code = exit_code
+        if run.started_at is None:
+            run.started_at = run.created_at
+    evaluate(session, run=run)
+
+
+def _stream_for(session: Session, *, token: AgentToken, agent_id: str, batch: Batch,
+                cache: dict[tuple[uuid.UUID, str], Stream], hosts: dict[str, Host | None]) -> Stream:
+    key = (batch.run_id, batch.stream)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    run = session.get(Run, batch.run_id)
+    if run is None or run.project_id != token.project_id:
+        raise NotFound(f"no run {batch.run_id} in this token's project")
+    stream = session.scalar(
+        select(Stream).where(Stream.run_id == batch.run_id, Stream.agent_id == agent_id, Stream.name == batch.stream)
+    )
+    if stream is None:
+        if agent_id not in hosts:
+            hosts[agent_id] = session.scalar(
+                select(Host).where(Host.project_id == token.project_id, Host.agent_id == agent_id)
+            )
+        host = hosts[agent_id]
+        session.execute(
+            insert(Stream).values(
+                run_id=batch.run_id, host_id=host.id if host else None, agent_id=agent_id, role=batch.role,
+                source=batch.source, name=batch.stream, lines=0, samples=0, dropped=0, max_seq=0, chunks=0,
+                parsed_seq=0, state="open", parser_state={},
+            ).on_conflict_do_nothing(index_elements=["run_id", "agent_id", "name"])
+        )
+        stream = session.scalar(
+            select(Stream).where(Stream.run_id == batch.run_id, Stream.agent_id == agent_id,
+                                 Stream.name == batch.stream).with_for_update()
+        )
+        assert stream is not None
+    else:
+        # Serialise concurrent batches of one stream: parsing order depends on it.
+        session.refresh(stream, with_for_update=True)
+    cache[key] = stream
+    return stream
+
+
+def ingest(session: Session, *, token: AgentToken, agent_id: str, batches: list[Batch]) -> list[dict[str, Any]]:
+    """Store raw chunks (deduplicated on run, stream, seq), then parse what became contiguous."""
+    acks = []
+    cache: dict[tuple[uuid.UUID, str], Stream] = {}
+    hosts: dict[str, Host | None] = {}
+    touched: dict[int, Stream] = {}
+    # Lock streams in a stable order so two requests never deadlock.
+    for batch in sorted(batches, key=lambda b: (str(b.run_id), b.stream, b.seq)):
+        stream = _stream_for(session, token=token, agent_id=agent_id, batch=batch, cache=cache, hosts=hosts)
+        inserted = session.execute(
+            insert(RawChunk).values(
+                run_id=batch.run_id, stream_id=stream.id, seq=batch.seq, received_at=now(),
+                line_count=len(batch.lines), data_gz=pipeline.encode_lines(batch.lines),
+            ).on_conflict_do_nothing(index_elements=["run_id", "stream_id", "seq"]).returning(RawChunk.seq)
+        ).first()
+        duplicate = inserted is None
+        if not duplicate:
+            stream.lines += len(batch.lines)
+            stream.chunks += 1
+            stream.max_seq = max(stream.max_seq, batch.seq)
+            stream.dropped = max(stream.dropped, batch.dropped)
+            if batch.error:
+                stream.error = batch.error
+                stream.state = "failed"
+            if batch.closed:
+                stream.closed_seq = batch.seq
+            touched[stream.id] = stream
+        acks.append({"run_id": batch.run_id, "stream": batch.stream, "seq": batch.seq, "duplicate": duplicate})
+    runs: dict[uuid.UUID, Run] = {}
+    for stream in touched.values():
+        pipeline.parse_pending(session, stream)
+        if pipeline.stream_complete(stream) and stream.closed_at is None:
+            run = runs.get(stream.run_id) or session.get(Run, stream.run_id)
+            assert run is not None
+            runs[run.id] = run
+            pipeline.finish_stream(session, stream, run)
+            stream.closed_at = now()
+            if stream.state == "open":
+                stream.state = "closed"
+    for run in runs.values():
+        evaluate(session, run=run)
+    session.flush()
+    return acks
+
+
+def evaluate(session: Session, *, run: Run) -> None:
+    """Decide complete / partial once the load has finished and the streams closed (or the grace ran out)."""
+    if run.ended_at is None or run.source != "agent":
+        return
+    streams = list(session.scalars(select(Stream).where(Stream.run_id == run.id)))
+    open_streams = [s for s in streams if s.closed_at is None]
+    overdue = now() - run.ended_at > CLOSE_GRACE
+    if open_streams and not overdue:
+        return
+    reasons: list[str] = []
+    joined = session.execute(
+        select(RunHost, Host).join(Host, Host.id == RunHost.host_id).where(RunHost.run_id == run.id)
+    ).all()
+    joined_roles = {rh.role for rh, _ in joined}
+    for role in run.expected_roles or []:
+        if role not in joined_roles:
+            reasons.append(f"no host with role {role} joined the run")
+    for rh, host in joined:
+        for name, why in (rh.detail or {}).get("failed", {}).items():
+            reasons.append(f"{host.hostname}: collector {name} failed: {why}")
+        offset = (host.heartbeat or {}).get("clock_offset_s")
+        if isinstance(offset, int | float) and abs(offset) > MAX_CLOCK_SKEW_S:
+            reasons.append(f"{host.hostname}: clock differs from the server by {offset:+.2f} s")
+        rh.state = "done"
+    for s in streams:
+        if s.dropped:
+            reasons.append(f"{s.role}/{s.name}: {s.dropped} lines dropped by the agent's full spool")
+        if s.error:
+            reasons.append(f"{s.role}/{s.name}: {s.error}")
+        if s.closed_at is None:
+            missing = "" if s.closed_seq is None else f" (missing batches before seq {s.closed_seq})"
+            reasons.append(f"{s.role}/{s.name}: still open {int(CLOSE_GRACE.total_seconds())} s after the run ended"
+                           + missing)
+    if run.exit_code not in (0, None):
+        reasons.append(f"the load command exited with code {run.exit_code}")
+    run.status = "partial" if reasons else "complete"
+    run.status_reasons = reasons
+    from perflab.experiments.models import Experiment
+
+    exp = session.get(Experiment, run.experiment_id)
+    if exp is not None and exp.status == "running":
+        busy = session.scalar(
+            select(func.count()).select_from(Run).where(Run.experiment_id == exp.id,
+                                                        Run.status.in_(("pending", "running")), Run.id != run.id)
+        )
+        if not busy:
+            exp.status = "done"
+
+
+def reparse_run(session: Session, *, run: Run) -> dict[str, int]:
+    counts = {"streams": 0, "samples": 0}
+    for stream in session.scalars(select(Stream).where(Stream.run_id == run.id).order_by(Stream.id)):
+        pipeline.reparse_stream(session, stream, run)
+        counts["streams"] += 1
+        counts["samples"] += stream.samples
+    return counts
+
+
+def check_agent_id(agent_id: str) -> None:
+    if not agent_id or len(agent_id) > 64:
+        raise BadInput("agent_id must be 1..64 characters")
