@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class ImportFile(BaseModel):
+    name: str = Field(min_length=1, max_length=255)
+    content: str = Field(max_length=200_000_000)
+    # base64 for binary uploads (gzip); text otherwise.
+    encoding: Literal["text", "base64"] = "text"
+    # The parser kind, or "auto" to detect it.
+    kind: str = "auto"
+    # The host role the output came from (loadgen, proxy, upstream...).
+    role: str | None = Field(default=None, max_length=64, pattern=r"^[A-Za-z0-9_.-]*$")
+
+
+class ImportPreviewRequest(BaseModel):
+    files: list[ImportFile] = Field(min_length=1, max_length=100)
+
+
+class FilePreview(BaseModel):
+    name: str
+    kind: str | None
+    role: str
+    ok: bool
+    error: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    # A few headline values so the user can check the parse before saving.
+    preview: dict[str, Any] = Field(default_factory=dict)
+
+
+class ImportPreview(BaseModel):
+    files: list[FilePreview]
+
+
+class ImportRequest(ImportPreviewRequest):
+    experiment: str = Field(min_length=1, max_length=200)
+    label: str = Field(default="", max_length=200)
+    hypothesis: str = Field(default="", max_length=20000)
+
+
+class ImportResult(BaseModel):
+    run_id: uuid.UUID
+    duplicate: bool
+    experiment_id: int
+    files: list[FilePreview]
