@@ -1,0 +1,225 @@
+"""Ingest through the agent protocol: raw first, ack after commit, dedup on seq, in-order parsing."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import time
+import uuid
+from typing import Any
+
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select, text
+
+from tests.conftest import FIXTURES
+
+CAPTURE = FIXTURES / "captures" / "nginx-proxy-buffers"
+AGENT = "agent-proxy-0001"
+
+
+def _lines(path: Any, start: float) -> list[list[Any]]:
+    return [[start + i * 0.25, 1000.0 + i * 0.25, line] for i, line in enumerate(path.read_text().splitlines())]
+
+
+def _batches(name: str, source: str, role: str, run_id: str, lines: list[list[Any]], size: int) -> list[dict[str, Any]]:
+    out = []
+    for seq, i in enumerate(range(0, len(lines), size), start=1):
+        out.append({"run_id": run_id, "stream": name, "source": source, "role": role, "seq": seq,
+                    "lines": lines[i:i + size], "dropped": 0, "closed": False})
+    out[-1]["closed"] = True
+    return out
+
+
+class Agent:
+    def __init__(self, app: Any, token: str, agent_id: str = AGENT, role: str = "proxy") -> None:
+        self.c = TestClient(app)
+        self.c.headers["Authorization"] = f"Bearer {token}"
+        self.agent_id = agent_id
+        self.role = role
+
+    def hello(self) -> Any:
+        return self.c.post("/api/agent/hello", json={
+            "agent_id": self.agent_id, "hostname": f"{self.role}-1", "role": self.role, "version": "0.1.0",
+            "facts": {"kernel": "6.1.0", "cpus_online": 2}, "capabilities": {"vmstat": {"available": True}},
+            "collectors": ["vmstat", "pidstat:nginx"]})
+
+    def send(self, batches: list[dict[str, Any]], gz: bool = False) -> Any:
+        body = json.dumps({"agent_id": self.agent_id, "batches": batches}).encode()
+        headers = {"Content-Type": "application/json"}
+        if gz:
+            body = gzip.compress(body)
+            headers["Content-Encoding"] = "gzip"
+        return self.c.post("/api/ingest/batches", content=body, headers=headers)
+
+
+def _run(agent: Agent, experiment: str = "default", roles: list[str] | None = None) -> str:
+    run_id = str(uuid.uuid4())
+    r = agent.c.post("/api/agent/runs", json={"run_id": run_id, "experiment": experiment,
+                                              "load_command": "wrk -c 100 -t 2 -d 10s --latency http://127.0.0.1/",
+                                              "wait_for_roles": roles if roles is not None else ["proxy"]})
+    assert r.status_code == 201, r.text
+    return run_id
+
+
+def _state(session: Any, run_id: str) -> dict[str, Any]:
+    q = lambda sql: session.execute(text(sql), {"r": run_id}).scalar()  # noqa: E731
+    return {
+        "chunks": q("SELECT count(*) FROM raw_chunk WHERE run_id = :r"),
+        "samples": q("SELECT count(*) FROM sample WHERE run_id = :r"),
+        "sum": q("SELECT round(sum(value)::numeric, 3) FROM sample WHERE run_id = :r"),
+        "series": q("SELECT count(*) FROM series WHERE run_id = :r"),
+        "lines": q("SELECT sum(lines) FROM stream WHERE run_id = :r"),
+        "summaries": q("SELECT count(*) FROM summary WHERE run_id = :r"),
+    }
+
+
+def test_a_run_streams_parses_and_completes(app: Any, client: TestClient, agent_token: str, session: Any) -> None:
+    agent = Agent(app, agent_token)
+    assert agent.hello().status_code == 200
+    run_id = _run(agent)
+    # Creating the same run again is harmless: the client generated the id.
+    again = agent.c.post("/api/agent/runs", json={"run_id": run_id, "experiment": "default"})
+    assert again.status_code == 200 and again.json()["run_id"] == run_id
+    assert agent.c.post(f"/api/agent/runs/{run_id}/join",
+                        json={"agent_id": AGENT, "role": "proxy", "streams": ["vmstat"]}).status_code == 200
+    assert agent.c.post(f"/api/agent/runs/{run_id}/start", json={"started_at": time.time()}).status_code == 200
+    t0 = time.time()
+    run1 = CAPTURE / "default" / "run1"
+    batches = (_batches("vmstat", "vmstat", "proxy", run_id, _lines(run1 / "vmstat.txt", t0), 3)
+               + _batches("load", "wrk", "loadgen", run_id, _lines(run1 / "wrk.txt", t0), 50))
+    r = agent.send(batches, gz=True)
+    assert r.status_code == 200, r.text
+    assert all(not a["duplicate"] for a in r.json()["acked"])
+    assert agent.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0}).status_code == 200
+
+    detail = client.get(f"/api/runs/{run_id}").json()
+    assert detail["status"] == "complete", detail["status_reasons"]
+    wrk = next(s for s in detail["summaries"] if s["kind"] == "wrk")
+    expected_rps = float(next(line.split()[1] for line in (run1 / "wrk.txt").read_text().splitlines()
+                              if line.startswith("Requests/sec:")))
+    assert wrk["data"]["requests_per_sec"] == expected_rps
+    assert detail["headline"]["requests_per_sec"] == expected_rps
+    vmstat_stream = next(s for s in detail["streams"] if s["name"] == "vmstat")
+    data_rows = [ln for ln in (run1 / "vmstat.txt").read_text().splitlines() if ln.strip()[:1].isdigit()]
+    assert vmstat_stream["lines"] == len((run1 / "vmstat.txt").read_text().splitlines())
+    series = client.get(f"/api/runs/{run_id}/series").json()
+    sy = next(s for s in series if s["key"] == "sy")
+    # The first row is "since boot", not part of the run.
+    assert sy["points"] == len(data_rows) - 1
+    assert sy["stats"]["mean"] is not None
+    data = client.get(f"/api/runs/{run_id}/series/data", params={"ids": [sy["id"]], "max_points": 10}).json()
+    assert len(data["series"][0]["v"]) <= 10 and data["series"][0]["downsampled"] is True
+
+
+def test_the_same_batches_sent_five_times_reordered_leave_the_state_of_once(
+    app: Any, agent_token: str, session: Any
+) -> None:
+    agent = Agent(app, agent_token)
+    agent.hello()
+    t0 = time.time()
+    vm = CAPTURE / "buffers-4x128k" / "run2" / "vmstat.txt"
+    once, many = _run(agent), _run(agent)
+    assert agent.send(_batches("vmstat", "vmstat", "proxy", once, _lines(vm, t0), 2)).status_code == 200
+    batches = _batches("vmstat", "vmstat", "proxy", many, _lines(vm, t0), 2) * 5
+    random.Random(7).shuffle(batches)
+    dup = 0
+    for i in range(0, len(batches), 4):
+        r = agent.send(batches[i:i + 4])
+        assert r.status_code == 200
+        dup += sum(a["duplicate"] for a in r.json()["acked"])
+    session.commit()
+    assert dup == len(batches) * 4 // 5
+    assert _state(session, many) == _state(session, once)
+
+
+def test_a_batch_that_arrives_early_is_parsed_when_the_gap_fills(app: Any, agent_token: str, session: Any) -> None:
+    agent = Agent(app, agent_token)
+    agent.hello()
+    run_id = _run(agent)
+    vm = CAPTURE / "direct" / "run1" / "vmstat.txt"
+    b = _batches("vmstat", "vmstat", "proxy", run_id, _lines(vm, time.time()), 4)
+    agent.send(b[2:])
+    session.commit()
+    assert _state(session, run_id)["samples"] == 0
+    agent.send(b[:2])
+    session.commit()
+    assert _state(session, run_id)["samples"] > 0
+    before = _state(session, run_id)
+    from perflab.db import unit_of_work
+    from perflab.ingest import service
+    from perflab.runs.models import Run
+
+    with unit_of_work() as s:
+        service.reparse_run(s, run=s.get(Run, uuid.UUID(run_id)))
+    session.commit()
+    assert _state(session, run_id) == before
+
+
+def test_malformed_and_oversized_batches_get_4xx_not_500(app: Any, agent_token: str) -> None:
+    agent = Agent(app, agent_token)
+    agent.hello()
+    run_id = _run(agent)
+    r = agent.send([{"run_id": run_id, "stream": "vmstat", "source": "vmstat", "role": "proxy", "seq": 0,
+                     "lines": []}])
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"][-1] == "seq"
+    r = agent.c.post("/api/ingest/batches", content=b"{not json", headers={"Content-Type": "application/json"})
+    assert r.status_code == 422
+    r = agent.send([{"run_id": str(uuid.uuid4()), "stream": "vmstat", "source": "vmstat", "role": "proxy",
+                     "seq": 1, "lines": []}])
+    assert r.status_code == 404
+    big = "x" * 1000
+    lines = [[0.0, 0.0, big]] * 20000
+    r = agent.send([{"run_id": run_id, "stream": "vmstat", "source": "vmstat", "role": "proxy", "seq": 1,
+                     "lines": lines}])
+    assert r.status_code == 413
+
+
+def test_a_role_that_never_joins_makes_the_run_partial_with_the_reason(
+    app: Any, client: TestClient, agent_token: str
+) -> None:
+    agent = Agent(app, agent_token, role="loadgen", agent_id="agent-loadgen-01")
+    agent.hello()
+    run_id = _run(agent, roles=["proxy", "upstream"])
+    agent.c.post(f"/api/agent/runs/{run_id}/start", json={})
+    wrk = CAPTURE / "direct" / "run1" / "wrk.txt"
+    agent.send(_batches("load", "wrk", "loadgen", run_id, _lines(wrk, time.time()), 100))
+    agent.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0})
+    detail = client.get(f"/api/runs/{run_id}").json()
+    assert detail["status"] == "partial"
+    assert "no host with role proxy joined the run" in detail["status_reasons"]
+    assert "no host with role upstream joined the run" in detail["status_reasons"]
+    status = agent.c.get(f"/api/agent/runs/{run_id}").json()
+    assert status["missing_roles"] == ["proxy", "upstream"]
+
+
+def test_a_token_cannot_ingest_into_another_projects_run(app: Any, client: TestClient, agent_token: str) -> None:
+    other = client.post("/api/projects", json={"name": "other"}).json()
+    other_token = client.post(f"/api/projects/{other['slug']}/tokens", json={}).json()["token"]
+    victim = Agent(app, agent_token)
+    victim.hello()
+    run_id = _run(victim)
+    attacker = Agent(app, other_token, agent_id="agent-attacker-1")
+    attacker.hello()
+    r = attacker.send([{"run_id": run_id, "stream": "vmstat", "source": "vmstat", "role": "proxy", "seq": 1,
+                        "lines": [[0, 0, "x"]]}])
+    assert r.status_code == 404
+    read_only = client.post(f"/api/projects/{other['slug']}/tokens", json={"scopes": ["read"]}).json()["token"]
+    ro = Agent(app, read_only, agent_id="agent-readonly-1")
+    assert ro.hello().status_code == 403
+
+
+def test_poll_tells_a_daemon_about_waiting_and_ended_runs(app: Any, agent_token: str) -> None:
+    proxy = Agent(app, agent_token)
+    proxy.hello()
+    r = proxy.c.get("/api/agent/poll", params={"agent_id": AGENT, "timeout": 0})
+    assert r.json()["runs"] == []
+    run_id = _run(proxy)
+    runs = proxy.c.get("/api/agent/poll", params={"agent_id": AGENT, "timeout": 5}).json()["runs"]
+    assert runs[0]["run_id"] == run_id and runs[0]["state"] == "waiting"
+    proxy.c.post(f"/api/agent/runs/{run_id}/join", json={"agent_id": AGENT, "role": "proxy", "streams": []})
+    proxy.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0})
+    runs = proxy.c.get("/api/agent/poll", params={"agent_id": AGENT, "timeout": 0}).json()["runs"]
+    assert runs[0]["state"] == "ended"
+
+
