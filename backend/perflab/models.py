@@ -2,16 +2,20 @@
 
 from perflab.artifacts.models import Artifact
 from perflab.auth.models import User, UserSession
+from perflab.decisions.models import Decision
 from perflab.experiments.models import Experiment
 from perflab.hosts.models import Host
 from perflab.notes.models import Note
 from perflab.projects.models import Project
 from perflab.runs.models import RawChunk, Run, RunHost, Sample, Series, Stream, Summary
+from perflab.sharing.models import Comparison, ShareLink
 from perflab.tokens.models import AgentToken
 
 __all__ = [
     "AgentToken",
     "Artifact",
+    "Comparison",
+    "Decision",
     "Experiment",
     "Host",
     "Note",
@@ -21,6 +25,7 @@ __all__ = [
     "RunHost",
     "Sample",
     "Series",
+    "ShareLink",
     "Stream",
     "Summary",
     "User",
