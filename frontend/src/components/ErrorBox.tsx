@@ -1,0 +1,43 @@
+// Shows what went wrong in the server's own words (its "detail"), with per-field messages for 422s.
+import { ApiError } from "@/lib/api-error";
+
+interface Props {
+  error: unknown;
+  title?: string;
+  onRetry?: () => void;
+}
+
+export function ErrorBox({ error, title = "Something went wrong", onRetry }: Props) {
+  const api = error instanceof ApiError ? error : null;
+  const message = error instanceof Error ? error.message : String(error);
+  const heading = api?.status === 404 ? "Not found" : api?.status === 0 ? "Server unreachable" : title;
+  return (
+    <div className="alert alert-error" role="alert">
+      <span className="alert-title">
+        {heading}
+        {api && api.status > 0 ? <span className="faint"> · HTTP {api.status}</span> : null}
+      </span>
+      {api && api.fields.length > 1 ? (
+        <ul>
+          {api.fields.map((f) => (
+            <li key={`${f.field}:${f.message}`}>
+              {f.field ? <strong>{f.field}</strong> : null}
+              {f.field ? ": " : ""}
+              {f.message}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <span>{message}</span>
+      )}
+      {api?.retryAfter ? <span className="muted">Retry in {api.retryAfter}s.</span> : null}
+      {onRetry ? (
+        <div className="alert-actions">
+          <button type="button" className="btn btn-sm" onClick={onRetry}>
+            Retry
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
