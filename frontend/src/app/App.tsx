@@ -1,0 +1,26 @@
+// Composition root: one QueryClient, one router, and the rule that a 401 anywhere means "log in again".
+import { QueryClientProvider } from "@tanstack/react-query";
+import { useState } from "react";
+import { RouterProvider } from "react-router";
+import { authKeys, loginPath } from "@/features/auth";
+import { createQueryClient } from "./query-client";
+import { createAppRouter } from "./router";
+
+export function App() {
+  const [{ queryClient, router }] = useState(() => {
+    const router = createAppRouter();
+    const queryClient = createQueryClient(() => {
+      const here = router.state.location;
+      // The login form's own 401 ("wrong password") is shown on the form, not redirected.
+      if (here.pathname === "/login") return;
+      queryClient.removeQueries({ queryKey: authKeys.me });
+      void router.navigate(loginPath(here), { replace: true });
+    });
+    return { queryClient, router };
+  });
+  return (
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>
+  );
+}

@@ -1,0 +1,148 @@
+// The experiment history table: one row per experiment with its headline numbers (median over runs).
+import { Link } from "react-router";
+import { SkeletonRows } from "@/components/Skeleton";
+import { SortHeader } from "@/components/SortHeader";
+import { StatusBadge } from "@/components/StatusBadge";
+import { TimeAgo } from "@/components/TimeAgo";
+import { formatCompact, formatInt, formatMs } from "@/lib/format";
+import type { ExperimentListItem } from "../api";
+import type { HistoryState, Order, SortKey } from "../history-state";
+
+interface Props {
+  slug: string;
+  items: ExperimentListItem[] | undefined;
+  state: HistoryState;
+  loading: boolean;
+  onSort: (sort: SortKey, order: Order) => void;
+  onToggle: (id: number) => void;
+  onTogglePage: (ids: number[], select: boolean) => void;
+  onTag: (tag: string) => void;
+}
+
+const COLUMNS = 10;
+
+export function HistoryTable({ slug, items, state, loading, onSort, onToggle, onTogglePage, onTag }: Props) {
+  const pageIds = items?.map((e) => e.id) ?? [];
+  const selectedOnPage = pageIds.filter((id) => state.selected.includes(id)).length;
+  const allOnPage = pageIds.length > 0 && selectedOnPage === pageIds.length;
+  const sortProps = { current: state.sort, order: state.order, onSort };
+
+  return (
+    <div className="table-wrap">
+      <table className="table" aria-label="Experiments">
+        <thead>
+          <tr>
+            <th className="check" scope="col">
+              <input
+                type="checkbox"
+                aria-label={allOnPage ? "Deselect all on this page" : "Select all on this page"}
+                checked={allOnPage}
+                ref={(el) => {
+                  if (el) el.indeterminate = selectedOnPage > 0 && !allOnPage;
+                }}
+                disabled={pageIds.length === 0}
+                onChange={() => onTogglePage(pageIds, !allOnPage)}
+              />
+            </th>
+            <SortHeader label="Name" sortKey="name" {...sortProps} />
+            <SortHeader label="Status" sortKey="status" {...sortProps} />
+            <th scope="col">Tags</th>
+            <SortHeader label="Runs" sortKey="runs" numeric {...sortProps} />
+            <SortHeader label="RPS" sortKey="rps" numeric {...sortProps} />
+            <SortHeader label="p99" sortKey="p99" numeric firstOrder="asc" {...sortProps} />
+            <th scope="col">Decision</th>
+            <SortHeader label="Last run" sortKey="last_run" firstOrder="desc" {...sortProps} />
+            <SortHeader label="Created" sortKey="created" firstOrder="desc" {...sortProps} />
+          </tr>
+        </thead>
+        {loading && !items ? (
+          <SkeletonRows rows={6} columns={COLUMNS} />
+        ) : (
+          <tbody>
+            {items?.map((e) => {
+              const selected = state.selected.includes(e.id);
+              return (
+                <tr key={e.id} aria-selected={selected}>
+                  <td className="check">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${e.name}`}
+                      checked={selected}
+                      onChange={() => onToggle(e.id)}
+                    />
+                  </td>
+                  <td>
+                    <Link to={`/p/${slug}/experiments/${e.id}`}>{e.name}</Link>
+                    {e.hypothesis ? (
+                      <div
+                        className="faint"
+                        style={{
+                          maxWidth: 420,
+                          overflow: "hidden",
+                          textOverflow: "ellipsis",
+                          whiteSpace: "nowrap",
+                        }}
+                      >
+                        {e.hypothesis}
+                      </div>
+                    ) : null}
+                  </td>
+                  <td>
+                    {e.running_count > 0 ? (
+                      <StatusBadge status="running" />
+                    ) : (
+                      <StatusBadge status={e.status} />
+                    )}
+                  </td>
+                  <td>
+                    {e.tags.map((t) => (
+                      <button
+                        key={t}
+                        type="button"
+                        className="tag"
+                        title={`Filter by tag ${t}`}
+                        onClick={() => onTag(t)}
+                      >
+                        {t}
+                      </button>
+                    ))}
+                  </td>
+                  <td className="num">{formatInt(e.run_count)}</td>
+                  <td className="num" title={e.headline.requests_per_sec?.toFixed(2)}>
+                    {formatCompact(e.headline.requests_per_sec)}
+                  </td>
+                  <td className="num">{formatMs(e.headline.latency_p99_ms)}</td>
+                  <td>
+                    <DecisionCell decision={e.decision} />
+                  </td>
+                  <td>
+                    <TimeAgo iso={e.last_run_at} empty="never" />
+                  </td>
+                  <td>
+                    <TimeAgo iso={e.created_at} />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        )}
+      </table>
+    </div>
+  );
+}
+
+// Decisions arrive with the compare feature; until then the column shows whatever summary is there.
+function DecisionCell({ decision }: { decision: ExperimentListItem["decision"] }) {
+  if (!decision) return <span className="faint">—</span>;
+  const d = decision as Record<string, unknown>;
+  const status = typeof d.status === "string" ? d.status : null;
+  const knob = typeof d.knob === "string" ? d.knob : null;
+  const change =
+    typeof d.before === "string" && typeof d.after === "string" ? `${d.before} → ${d.after}` : null;
+  return (
+    <span className="nowrap">
+      {status ? <span className="badge plain">{status}</span> : null} {knob}
+      {change ? <span className="muted"> {change}</span> : null}
+    </span>
+  );
+}

@@ -1,0 +1,2 @@
+// Public surface of the hosts feature, used by the router.
+export { HostsPage } from "./components/HostsPage";

@@ -1,0 +1,164 @@
+// Agent tokens of a project: create (shown once), list by hint, revoke.
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { useParams } from "react-router";
+import { Dialog } from "@/components/Dialog";
+import { EmptyState } from "@/components/EmptyState";
+import { ErrorBox } from "@/components/ErrorBox";
+import { SkeletonRows } from "@/components/Skeleton";
+import { StatusBadge } from "@/components/StatusBadge";
+import { TimeAgo } from "@/components/TimeAgo";
+import { type Token, type TokenCreated, tokensQueryOptions, useRevokeToken } from "../api";
+import { CreateTokenForm } from "./CreateTokenForm";
+import { NewTokenDialog } from "./NewTokenDialog";
+
+export function TokensPage() {
+  const { slug = "" } = useParams();
+  const tokens = useQuery(tokensQueryOptions(slug));
+  const [created, setCreated] = useState<TokenCreated | null>(null);
+  const [revoking, setRevoking] = useState<Token | null>(null);
+
+  return (
+    <main className="page">
+      <div className="page-header">
+        <div>
+          <h1>Agent tokens</h1>
+          <div className="subtitle">
+            Tokens let agents and scripts talk to this project. Each is shown once, stored hashed, and can be
+            revoked.
+          </div>
+        </div>
+      </div>
+
+      <section className="card" aria-labelledby="new-token-title">
+        <div className="card-header">
+          <h2 id="new-token-title">New token</h2>
+        </div>
+        <div className="card-body">
+          <CreateTokenForm slug={slug} onCreated={setCreated} />
+        </div>
+      </section>
+
+      {tokens.error ? <ErrorBox error={tokens.error} onRetry={() => tokens.refetch()} /> : null}
+
+      <section className="card" aria-label="Tokens">
+        {tokens.data?.length === 0 ? (
+          <EmptyState title="No tokens yet — create one above to connect an agent">
+            <p>
+              Agents send their runs with a token of this project: one per lab or per machine makes revoking
+              easy.
+            </p>
+          </EmptyState>
+        ) : (
+          <div className="table-wrap">
+            <table className="table" aria-label="Tokens">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Token</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              {tokens.isPending ? (
+                <SkeletonRows rows={3} columns={7} />
+              ) : (
+                <tbody>
+                  {tokens.data?.map((t) => (
+                    <tr key={t.id} className={t.revoked_at ? "row-muted" : undefined}>
+                      <td>{t.name}</td>
+                      <td
+                        className="mono"
+                        title="Only the first characters are kept in clear, to recognise it"
+                      >
+                        plb_{t.hint}…
+                      </td>
+                      <td>
+                        {t.scopes.map((s) => (
+                          <span key={s} className="tag">
+                            {s}
+                          </span>
+                        ))}
+                      </td>
+                      <td>
+                        <TimeAgo iso={t.created_at} />
+                      </td>
+                      <td>
+                        <TimeAgo iso={t.last_used_at} empty="never" />
+                      </td>
+                      <td>
+                        {t.revoked_at ? (
+                          <span>
+                            <StatusBadge status="revoked" /> <TimeAgo iso={t.revoked_at} />
+                          </span>
+                        ) : (
+                          <StatusBadge status="active" />
+                        )}
+                      </td>
+                      <td style={{ textAlign: "right" }}>
+                        {t.revoked_at ? null : (
+                          <button
+                            type="button"
+                            className="btn btn-sm btn-danger"
+                            aria-label={`Revoke token ${t.name}`}
+                            onClick={() => setRevoking(t)}
+                          >
+                            Revoke
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              )}
+            </table>
+          </div>
+        )}
+      </section>
+
+      <NewTokenDialog slug={slug} token={created} onClose={() => setCreated(null)} />
+      <RevokeDialog slug={slug} token={revoking} onClose={() => setRevoking(null)} />
+    </main>
+  );
+}
+
+function RevokeDialog({ slug, token, onClose }: { slug: string; token: Token | null; onClose: () => void }) {
+  const revoke = useRevokeToken(slug);
+  const close = () => {
+    revoke.reset();
+    onClose();
+  };
+  return (
+    <Dialog
+      open={token !== null}
+      title={`Revoke "${token?.name ?? ""}"?`}
+      onClose={close}
+      footer={
+        <>
+          <button type="button" className="btn" onClick={close}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="btn btn-danger"
+            disabled={revoke.isPending}
+            onClick={() => token && revoke.mutate(token.id, { onSuccess: close })}
+          >
+            {revoke.isPending ? "Revoking…" : "Revoke token"}
+          </button>
+        </>
+      }
+    >
+      <p style={{ margin: 0 }}>
+        Agents using <code>plb_{token?.hint}…</code> are refused from their next request. They keep spooling
+        what they capture, so give them a new token to deliver it.
+      </p>
+      {revoke.error ? <ErrorBox error={revoke.error} title="Could not revoke" /> : null}
+    </Dialog>
+  );
+}
