@@ -1,0 +1,322 @@
+"""Collectors: which tool runs for `--collect SPEC`, what it needs on this host, and how it is started,
+read and stopped. Also the config-file and sysctl snapshots taken when a run starts.
+
+    vmstat              vmstat -t 1 for the whole run
+    pidstat:PROC        pidstat -h -u -w -r -C PROC 1 for the whole run (its averages on stop)
+    netqtop:IFACE       netqtop -n IFACE -i 1 for the whole run (bcc, root)
+    strace-c:PROC[:S]   strace -c -f -p PID on the busiest PROC for S seconds (default 10), one batch
+    perf:PROC[:S]       perf record -F 499 -g on every PROC for S seconds, uploaded as a profile
+"""
+
+import collections
+import gzip
+import os
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+
+from perflab_agent import procs
+from perflab_agent.streams import start_pump
+from perflab_agent.util import log, redactor
+
+KINDS = ("vmstat", "pidstat", "netqtop", "strace-c", "perf")
+CONTINUOUS = ("vmstat", "pidstat", "netqtop")
+DEFAULT_WINDOW_S = 10.0
+MAX_WINDOW_S = 3600.0
+STOP_GRACE_S = 3.0
+# strace prints its table when it detaches; give it time to do so before SIGKILL.
+STRACE_DETACH_GRACE_S = 5.0
+PERF_SCRIPT_TIMEOUT_S = 300.0
+CONFIG_MAX_BYTES = 4 * 1024 * 1024
+NETQTOP_CANDIDATES = ("netqtop", "netqtop-bpfcc", "/usr/share/bcc/tools/netqtop", "/usr/sbin/netqtop-bpfcc")
+_NAME = re.compile(r"^[^\s/\x00-\x1f]{1,64}$")
+_IFACE = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}$")
+
+
+class Spec(object):
+    """One `--collect` argument, parsed. `name` is the stream name on the wire."""
+
+    def __init__(self, kind, target=None, seconds=None):
+        self.kind = kind
+        self.target = target
+        self.seconds = seconds
+        self.name = kind if target is None else "%s:%s" % (kind, target)
+
+    @property
+    def raw(self):
+        return self.name if self.seconds is None else "%s:%g" % (self.name, self.seconds)
+
+    @property
+    def windowed(self):
+        return self.kind not in CONTINUOUS
+
+
+def parse_spec(text):
+    """'pidstat:nginx' -> Spec; raises ValueError with a message fit for the command line."""
+    kind, _, rest = text.partition(":")
+    if kind not in KINDS:
+        raise ValueError("unknown collector %r (one of: %s)" % (kind, ", ".join(KINDS)))
+    if kind == "vmstat":
+        if rest:
+            raise ValueError("vmstat takes no argument")
+        return Spec("vmstat")
+    if kind == "netqtop":
+        if not _IFACE.match(rest):
+            raise ValueError("netqtop needs an interface name: netqtop:eth0")
+        return Spec(kind, rest)
+    target, seconds = rest, None
+    if kind in ("strace-c", "perf"):
+        head, sep, tail = rest.rpartition(":")
+        if sep and re.match(r"^\d+(\.\d+)?$", tail):
+            target, seconds = head, float(tail)
+        else:
+            seconds = DEFAULT_WINDOW_S
+        if not 0 < seconds <= MAX_WINDOW_S:
+            raise ValueError("%s: the window must be between 0 and %d seconds" % (text, MAX_WINDOW_S))
+    if not _NAME.match(target or ""):
+        raise ValueError("%s needs a process name: %s:nginx" % (kind, kind))
+    return Spec(kind, target, seconds)
+
+
+def find_netqtop():
+    for candidate in NETQTOP_CANDIDATES:
+        path = candidate if os.path.isabs(candidate) else shutil.which(candidate)
+        if path and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def _read_int(path):
+    try:
+        with open(path) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def capability(spec):
+    """(available, reason): whether this host can run the collector, and why not in words a user can act on."""
+    root = os.geteuid() == 0
+    if spec.kind == "vmstat":
+        return (True, None) if shutil.which("vmstat") else (False, "vmstat not found (install procps)")
+    if spec.kind == "pidstat":
+        return (True, None) if shutil.which("pidstat") else (False, "pidstat not found (install sysstat)")
+    if spec.kind == "netqtop":
+        if not find_netqtop():
+            return False, "bcc is not installed (netqtop not found; install bpfcc-tools or bcc-tools)"
+        if not root:
+            return False, "netqtop needs root (it loads eBPF programs)"
+        if not os.path.isdir(os.path.join("/sys/class/net", spec.target)):
+            return False, "no network interface named %s" % spec.target
+        return True, None
+    if spec.kind == "strace-c":
+        if not shutil.which("strace"):
+            return False, "strace not found (install strace)"
+        scope = _read_int("/proc/sys/kernel/yama/ptrace_scope")
+        if not root and scope is not None and scope >= 1:
+            return False, "kernel.yama.ptrace_scope=%d: attaching needs root" % scope
+        if scope == 3:
+            return False, "kernel.yama.ptrace_scope=3: ptrace attach is disabled"
+        return True, None
+    if spec.kind == "perf":
+        if not shutil.which("perf"):
+            return False, "perf not found (install linux-perf or perf)"
+        paranoid = _read_int("/proc/sys/kernel/perf_event_paranoid")
+        if not root and paranoid is not None and paranoid > 2:
+            return False, "kernel.perf_event_paranoid=%d: perf needs root" % paranoid
+        return True, None
+    return False, "unknown collector"
+
+
+def command(spec):
+    """The argv of a continuous collector."""
+    if spec.kind == "vmstat":
+        # Without -n: vmstat repeats its header every 21 rows, so a stream whose first batch the
+        # spool had to drop still names its columns for the server's parser.
+        return ["vmstat", "-t", "1"]
+    if spec.kind == "pidstat":
+        return ["pidstat", "-h", "-u", "-w", "-r", "-C", spec.target, "1"]
+    if spec.kind == "netqtop":
+        return [find_netqtop(), "-n", spec.target, "-i", "1"]
+    raise ValueError(spec.kind)
+
+
+def _tail_text(tail):
+    return " | ".join(line for line in tail if line.strip())[-500:]
+
+
+class ToolCollector(object):
+    """A tool printing a sample a second for the whole run. Each stdout line goes to the stream; stderr
+    is kept to explain a failure."""
+
+    def __init__(self, spec, stream):
+        self.spec = spec
+        self.stream = stream
+        self.proc = None
+        self._stopping = False
+        self._tail = collections.deque(maxlen=10)
+        self._threads = []
+
+    def start(self):
+        self.proc = procs.spawn(command(self.spec))
+        self._threads = [start_pump(self.proc.stdout, self.stream, name="perflab-" + self.spec.name),
+                         start_pump(self.proc.stderr, None, self._tail, name="perflab-err-" + self.spec.name)]
+        watcher = threading.Thread(target=self._watch, name="perflab-watch-" + self.spec.name, daemon=True)
+        watcher.start()
+
+    def _watch(self):
+        status = self.proc.wait()
+        if self._stopping:
+            return
+        for thread in self._threads:
+            thread.join(2.0)
+        procs.forget(self.proc)
+        error = None if status == 0 else "%s exited with status %d: %s" % (
+            self.spec.kind, status, _tail_text(self._tail) or "no message")
+        log.warning("collector %s stopped during the run: %s", self.spec.name, error or "exited")
+        self.stream.close(error)
+
+    def stop(self, close=True):
+        """End the tool. pidstat prints its Average: lines on SIGINT; vmstat has nothing to add."""
+        self._stopping = True
+        if self.proc is not None:
+            procs.stop(self.proc, signal.SIGTERM if self.spec.kind == "vmstat" else signal.SIGINT, STOP_GRACE_S)
+            for thread in self._threads:
+                thread.join(5.0)
+        if close:
+            self.stream.close()
+
+
+def _wait(proc, seconds, ended):
+    """Wait for the tool to exit, at most `seconds`, returning early when `ended` is set."""
+    deadline = time.monotonic() + seconds
+    while proc.poll() is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or ended.wait(min(remaining, 0.2)):
+            return
+
+
+def _pick_target(spec, stream):
+    pids = procs.find_processes(spec.target)
+    if not pids:
+        stream.close("no process named %s" % spec.target)
+    return pids
+
+
+def run_strace(spec, stream, seconds, ended):
+    """strace -c -f on the busiest process named spec.target, for `seconds` or until `ended`; its whole
+    output becomes the stream (held and sent as one batch when it closes)."""
+    pids = _pick_target(spec, stream)
+    if not pids:
+        return
+    pid = procs.busiest(pids) or pids[0]
+    argv = ["strace", "-c", "-f", "-p", str(pid)]
+    if shutil.which("timeout"):
+        # A watchdog independent of us: even if the agent is SIGKILLed, strace detaches in time.
+        argv = ["timeout", "-s", "INT", "-k", "5", "%d" % (seconds + 10)] + argv
+    log.info("strace -c attached to %s (pid %d) for %gs", spec.target, pid, seconds)
+    output = []  # strace -c prints a few hundred lines at most
+    proc = procs.spawn(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    reader = start_pump(proc.stderr, stream, output, name="perflab-strace")
+    _wait(proc, seconds, ended)
+    # SIGINT to the top process only: timeout forwards it to strace, which detaches and prints.
+    status = procs.stop(proc, signal.SIGINT, STRACE_DETACH_GRACE_S, group=False)
+    reader.join(5.0)
+    # An idle target yields "attached", "detached" and no table: that is a result, not a failure.
+    attached = any(line.lstrip().startswith("% time") or line.endswith(" attached") for line in output)
+    stream.close(None if attached else "strace exited with status %d: %s" % (status, _tail_text(output[-10:])))
+
+
+def run_perf(spec, stream, seconds, ended, tmp_path, on_profile):
+    """perf record on every process named spec.target, then perf script, gzipped, handed to on_profile(path).
+    perf's own messages are the stream (so a failure is visible on the run page)."""
+    pids = _pick_target(spec, stream)
+    if not pids:
+        return
+    data = tmp_path + ".data"
+    record = ["perf", "record", "-F", "499", "-g", "-p", ",".join(str(p) for p in pids),
+              "-o", data, "--", "sleep", "%g" % seconds]
+    log.info("perf record on %s (pids %s) for %gs", spec.target, ",".join(str(p) for p in pids), seconds)
+    tail = collections.deque(maxlen=10)
+    proc = procs.spawn(record, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    reader = start_pump(proc.stdout, stream, tail, name="perflab-perf")
+    _wait(proc, seconds + 30, ended)
+    # On SIGINT perf record stops sampling and still writes a complete file.
+    status = procs.stop(proc, signal.SIGINT, 30.0, group=False)
+    reader.join(5.0)
+    if status != 0 or not os.path.exists(data):
+        stream.close("perf record exited with status %d: %s" % (status, _tail_text(tail)))
+        _unlink(data)
+        return
+    script = procs.spawn(["perf", "script", "-i", data], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    errors = collections.deque(maxlen=10)
+    err_reader = start_pump(script.stderr, None, errors, name="perflab-perf-script")
+    gz_path = tmp_path + ".script.gz"
+    killer = threading.Timer(PERF_SCRIPT_TIMEOUT_S, procs.signal_group, (script, signal.SIGKILL))
+    killer.start()
+    size = 0
+    try:
+        with gzip.open(gz_path, "wb", compresslevel=6) as out:
+            for chunk in iter(lambda: script.stdout.read(65536), b""):
+                size += len(chunk)
+                out.write(chunk)
+        status = script.wait()
+    finally:
+        killer.cancel()
+        script.stdout.close()
+        err_reader.join(5.0)
+        procs.forget(script)
+        _unlink(data)
+    if status != 0 or not size:
+        _unlink(gz_path)
+        stream.close("perf script exited with status %d: %s" % (status, _tail_text(errors)) if status
+                     else "perf recorded no samples (was %s idle?)" % spec.target)
+        return
+    on_profile(gz_path)
+    stream.close()
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------- snapshots
+
+
+def snapshot_config(path):
+    """(bytes, None) or (None, reason): a config file as it was when the run started, token redacted."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(CONFIG_MAX_BYTES + 1)
+    except OSError as e:
+        return None, e.strerror or str(e)
+    if len(data) > CONFIG_MAX_BYTES:
+        return None, "larger than %d bytes" % CONFIG_MAX_BYTES
+    return redactor.data(data), None
+
+
+def sysctl_path(key):
+    """net.core.somaxconn -> /proc/sys/net/core/somaxconn. A key written with slashes keeps its dots,
+    as sysctl(8) allows for names like net/ipv4/conf/eth0.100/rp_filter."""
+    parts = key.split("/") if "/" in key else key.split(".")
+    return os.path.join("/proc/sys", *[p for p in parts if p not in ("", ".", "..")])
+
+
+def snapshot_sysctls(keys):
+    """('key = value' lines, {key: reason}) as `sysctl -a` prints them, for the keys given."""
+    lines, failed = [], {}
+    for key in keys:
+        try:
+            with open(sysctl_path(key)) as f:
+                value = " ".join(f.read().split())
+        except OSError as e:
+            failed[key] = e.strerror or str(e)
+            continue
+        lines.append("%s = %s" % (key, value))
+    return "".join(line + "\n" for line in lines), failed

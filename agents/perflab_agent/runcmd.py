@@ -1,0 +1,277 @@
+"""`perflab-agent run -- CMD`: create a run, wait for the daemons, run the load, stream its output, finish.
+
+Human output goes to stdout (progress, hosts joined, RPS, the run page); with --json stdout carries
+only one {"run_id", "status"} object per run, and the load command's output goes to stderr.
+"""
+
+import collections
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+from perflab_agent import procs
+from perflab_agent.sender import Sender
+from perflab_agent.spool import Spool
+from perflab_agent.streams import Batcher, LineStream, Limits, start_pump
+from perflab_agent.transport import NetworkError
+from perflab_agent.util import format_duration, log, parse_duration, redactor
+
+WRK_NAMES = ("wrk", "wrk2")
+WRK_DEFAULT_DURATION_S = 10.0
+PROGRESS_EVERY_S = 10.0
+CALL_DEADLINE_S = 120.0
+_RPS = re.compile(r"^\s*Requests/sec:\s*([0-9.]+)")
+
+
+def is_wrk(argv):
+    return any(os.path.basename(arg) in WRK_NAMES for arg in argv[:3])
+
+
+def wrk_duration(argv):
+    """Seconds of wrk's -d/--duration (10 s when absent, wrk's default); None for other commands."""
+    if not is_wrk(argv):
+        return None
+    for index, arg in enumerate(argv):
+        value = None
+        if arg in ("-d", "--duration") and index + 1 < len(argv):
+            value = argv[index + 1]
+        elif arg.startswith("--duration="):
+            value = arg.split("=", 1)[1]
+        elif arg.startswith("-d") and len(arg) > 2 and not arg.startswith("--"):
+            value = arg[2:]
+        if value is not None:
+            return parse_duration(value)
+    return WRK_DEFAULT_DURATION_S
+
+
+def load_argv(argv):
+    """wrk under `stdbuf -oL`, so its lines reach us (and the live page) as they are printed."""
+    if is_wrk(argv) and os.path.basename(argv[0]) != "stdbuf" and shutil.which("stdbuf"):
+        return ["stdbuf", "-oL"] + list(argv)
+    return list(argv)
+
+
+def parse_rps(text):
+    m = _RPS.match(text)
+    return float(m.group(1)) if m else None
+
+
+class Output(object):
+    """Where the human-facing lines go: stdout normally, nowhere with --json (warnings use the log)."""
+
+    def __init__(self, json_mode):
+        self.json_mode = json_mode
+
+    def say(self, text):
+        if not self.json_mode:
+            sys.stdout.write("perflab: " + text + "\n")
+            sys.stdout.flush()
+
+    def load_line(self, text):
+        stream = sys.stderr if self.json_mode else sys.stdout
+        stream.write(text + "\n")
+        stream.flush()
+
+
+class RunCommand(object):
+    def __init__(self, client, agent_id, state_dir, args):
+        self.client = client
+        self.agent_id = agent_id
+        self.args = args
+        self.out = Output(args.json)
+        self.argv = [a for a in args.cmd]
+        self.limits = Limits()
+        # Its own spool, apart from a daemon's on the same host: each process owns its directory.
+        self.spool = Spool(os.path.join(state_dir, "spool-run"), int(args.spool_max_mb * 1024 * 1024),
+                           args.spool_max_age_h * 3600)
+        self.batcher = Batcher(self.limits)
+        self.sender = Sender(client, self.spool, agent_id, self.limits)
+        self.source = "wrk" if is_wrk(self.argv) else "command"
+        self.wait_for = [r.strip() for r in args.wait_for.split(",") if r.strip()] if args.wait_for else None
+
+    def main(self):
+        self.batcher.start()
+        self.sender.start()
+        exit_code = 0
+        try:
+            for index in range(1, self.args.repeat + 1):
+                code = self.one_run(index)
+                if code is None:
+                    return 2
+                exit_code = exit_code or code
+                if index < self.args.repeat and self.args.cooldown > 0:
+                    self.out.say("cooldown %s" % format_duration(self.args.cooldown))
+                    time.sleep(self.args.cooldown)
+            return exit_code
+        except (KeyboardInterrupt, procs.Shutdown):
+            log.warning("interrupted")
+            return 130
+        finally:
+            self.batcher.stop()
+            self.sender.stop(0)
+            procs.kill_all()
+            self.spool.close()
+
+    def _label(self, index):
+        if self.args.repeat == 1:
+            return self.args.label or ""
+        counter = "run %d of %d" % (index, self.args.repeat)
+        return "%s (%s)" % (self.args.label, counter) if self.args.label else counter
+
+    def _call(self, method, path, what, **kwargs):
+        return self.client.call(method, path, deadline=time.monotonic() + CALL_DEADLINE_S, what=what, **kwargs)
+
+    def one_run(self, index):
+        """One repeat. Returns the load command's exit code, or None when the server refused the run."""
+        a = self.args
+        run_id = str(uuid.uuid4())
+        if a.repeat > 1:
+            self.out.say("run %d of %d of %r" % (index, a.repeat, a.experiment))
+        command_text = " ".join(shlex.quote(arg) for arg in self.argv)
+        body = {"run_id": run_id, "project": a.project, "experiment": a.experiment, "label": self._label(index),
+                "load_command": redactor.text(command_text), "wait_for_roles": self.wait_for,
+                "hypothesis": a.hypothesis or ""}
+        try:
+            resp = self._call("POST", "/api/agent/runs", "create run", json_body=body)
+        except NetworkError as e:
+            log.error("cannot create the run: %s", e)
+            return None
+        if not resp.ok:
+            log.error("the server refused the run: %s", resp.detail())
+            return None
+        doc = resp.json() or {}
+        if doc.get("project") not in (None, a.project):
+            log.error("the token belongs to project %r, not %r", doc.get("project"), a.project)
+            return None
+        run_url = "%s/runs/%s" % (self.client.server, run_id)
+        self.out.say("run %s created: %s" % (run_id, run_url))
+        self._wait_for_daemons(run_id)
+        self.spool.open_stream(run_id, "load", self.source, a.role)
+        stream = LineStream(self.spool, run_id, "load")
+        self.batcher.add(stream)
+        try:
+            self._call("POST", "/api/agent/runs/%s/start" % run_id, "start run", json_body={"started_at": time.time()})
+        except NetworkError as e:
+            log.warning("could not mark the run started (%s); running the load anyway", e)
+        exit_code, rps, interrupted = self._run_load(stream)
+        try:
+            self._call("POST", "/api/agent/runs/%s/finish" % run_id, "finish run",
+                       json_body={"exit_code": exit_code, "ended_at": time.time()})
+        except NetworkError as e:
+            log.error("could not mark the run finished: %s", e)
+        stream.done.wait(5.0)
+        if not self.spool.wait_drained(run_id, min(a.flush_timeout, 10.0) if interrupted else a.flush_timeout):
+            log.warning("%d batches of run %s are not delivered yet; they stay in %s and are sent by the next "
+                        "`perflab-agent run` with this --state-dir", self.spool.pending(run_id), run_id,
+                        self.spool.path)
+        status = self._status(run_id)
+        done = "exit %d" % exit_code
+        if rps is not None:
+            done += ", %.2f requests/sec" % rps
+        self.out.say("done: %s; run %s: %s" % (done, status, run_url))
+        if a.json:
+            sys.stdout.write('{"run_id": "%s", "status": "%s"}\n' % (run_id, status.replace('"', "")))
+            sys.stdout.flush()
+        if interrupted:
+            raise KeyboardInterrupt()
+        return exit_code
+
+    def _status(self, run_id):
+        try:
+            resp = self.client.request("GET", "/api/agent/runs/%s" % run_id, timeout=10)
+        except NetworkError:
+            return "unknown"
+        doc = resp.json() if resp.ok else None
+        return str(doc.get("status")) if isinstance(doc, dict) and doc.get("status") else "unknown"
+
+    def _wait_for_daemons(self, run_id):
+        """Until the expected daemons joined (their collectors run), at most --wait-timeout seconds."""
+        deadline = time.monotonic() + self.args.wait_timeout
+        seen, said_waiting, missing = {}, False, None
+        while True:
+            try:
+                resp = self.client.request("GET", "/api/agent/runs/%s" % run_id, timeout=10)
+                doc = resp.json() if resp.ok else None
+            except NetworkError as e:
+                log.debug("run status: %s", e)
+                doc = None
+            if isinstance(doc, dict):
+                for host in doc.get("hosts") or []:
+                    key = host.get("agent_id") or host.get("hostname")
+                    if seen.get(key) != host.get("state"):
+                        seen[key] = host.get("state")
+                        self.out.say("host %s (%s): %s" % (host.get("hostname"), host.get("role"), host.get("state")))
+                missing = doc.get("missing_roles") or []
+                if not missing:
+                    if seen:
+                        self.out.say("%d host(s) joined" % len(seen))
+                    return
+                if not said_waiting:
+                    self.out.say("waiting up to %s for: %s" % (format_duration(self.args.wait_timeout),
+                                                              ", ".join(missing)))
+                    said_waiting = True
+            if time.monotonic() >= deadline:
+                log.warning("still missing after %s: %s; starting anyway (the run will be marked partial)",
+                            format_duration(self.args.wait_timeout), ", ".join(missing or ["(server unreachable)"]))
+                return
+            time.sleep(1.0)
+
+    def _run_load(self, stream):
+        """Run the command, streaming stdout+stderr. Returns (exit code, wrk's Requests/sec or None,
+        whether the user interrupted it)."""
+        argv = load_argv(self.argv)
+        duration = wrk_duration(self.argv)
+        self.out.say("running: %s" % " ".join(shlex.quote(arg) for arg in self.argv))
+        rps = collections.deque(maxlen=1)
+
+        class Tee(object):
+            """Each output line: to the stream, to the terminal, and scanned for wrk's Requests/sec."""
+
+            def __init__(self, out):
+                self.out = out
+
+            def append(self, text):
+                self.out.load_line(text)
+                value = parse_rps(text)
+                if value is not None:
+                    rps.append(value)
+
+        try:
+            proc = procs.spawn(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        except OSError as e:
+            stream.add("perflab-agent: cannot run %s: %s" % (argv[0], e))
+            stream.close("cannot run %s: %s" % (argv[0], e))
+            log.error("cannot run %s: %s", argv[0], e)
+            return 127, None, False
+        reader = start_pump(proc.stdout, stream, Tee(self.out), name="perflab-load")
+        started = time.monotonic()
+        interrupted = False
+        try:
+            while True:
+                try:
+                    proc.wait(PROGRESS_EVERY_S)
+                    break
+                except subprocess.TimeoutExpired:
+                    elapsed = time.monotonic() - started
+                    if duration:
+                        self.out.say("%s elapsed, %s remaining" % (format_duration(elapsed),
+                                                                   format_duration(max(0.0, duration - elapsed))))
+                    else:
+                        self.out.say("%s elapsed" % format_duration(elapsed))
+        except (KeyboardInterrupt, procs.Shutdown):
+            interrupted = True
+            # SIGINT first: wrk prints its summary when interrupted.
+            procs.stop(proc, signal.SIGINT, 5.0)
+        reader.join(10.0)
+        procs.forget(proc)
+        code = proc.returncode
+        exit_code = 128 - code if code < 0 else code
+        stream.close("interrupted" if interrupted else None)
+        return exit_code, (rps[0] if rps else None), interrupted
