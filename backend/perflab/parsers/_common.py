@@ -5,12 +5,11 @@ Everything here is standard library only; parsers must stay importable without t
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal, InvalidOperation
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Self
 
 JSON = dict[str, Any]
-
-_LP = TypeVar("_LP", bound="LineParser")
 
 
 class ParseError(ValueError):
@@ -29,11 +28,15 @@ class ParseError(ValueError):
 
 
 # Pasted text is truncated with these; they stand for "lines left out here".
-ELISIONS = frozenset({"...", "…", "[...]", "[…]", "<snip>", "[snip]", "(...)", "...snip..."})
+ELISIONS = frozenset(
+    {"...", "…", "[...]", "[…]", "<snip>", "[snip]", "(...)", "...snip..."}
+)
 
 
 def is_elision(stripped: str) -> bool:
-    return stripped in ELISIONS or (len(stripped) >= 3 and set(stripped) <= {".", "…", " "})
+    return stripped in ELISIONS or (
+        len(stripped) >= 3 and set(stripped) <= {".", "…", " "}
+    )
 
 
 def show(line: str, limit: int = 60) -> str:
@@ -69,7 +72,7 @@ def to_float(tok: str, decimal_comma: bool = False) -> float | None:
         value = float(tok)
     except ValueError:
         return None
-    if value != value or value in (float("inf"), float("-inf")):
+    if not math.isfinite(value):
         return None
     return value
 
@@ -93,12 +96,18 @@ def check_text(text: str) -> None:
     """Refuse binary data early, with a message a user understands."""
     sample = text[:65536]
     if "\x00" in sample:
-        raise ParseError("binary data, not text (NUL bytes); is this the right file?", 1)
+        raise ParseError(
+            "binary data, not text (NUL bytes); is this the right file?", 1
+        )
     if not sample:
         return
-    bad = sum(1 for c in sample if (c < " " and c not in "\t\n\r\f\v\x1b") or c == "\ufffd")
+    bad = sum(
+        1 for c in sample if (c < " " and c not in "\t\n\r\f\v\x1b") or c == "\ufffd"
+    )
     if bad > max(8, len(sample) // 100):
-        raise ParseError("binary data, not text (control characters or undecodable bytes)", 1)
+        raise ParseError(
+            "binary data, not text (control characters or undecodable bytes)", 1
+        )
 
 
 class LineParser:
@@ -128,13 +137,15 @@ class LineParser:
         raise NotImplementedError
 
     @classmethod
-    def from_state(cls: type[_LP], state: JSON) -> _LP:
+    def from_state(cls, state: JSON) -> Self:
         raise NotImplementedError
 
     def warn(self, message: str, line: int | None = None) -> None:
         # A long stream of the same defect must not grow the warning list without bound.
         if len(self.warnings) < 200:
-            self.warnings.append(f"line {line}: {message}" if line is not None else message)
+            self.warnings.append(
+                f"line {line}: {message}" if line is not None else message
+            )
         elif len(self.warnings) == 200:
             self.warnings.append("more warnings suppressed")
 
@@ -146,7 +157,7 @@ def split_lines(text: str) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     if "\r" in text:
-        lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+        lines = [ln.removesuffix("\r") for ln in lines]
     return lines
 
 

@@ -1,0 +1,164 @@
+"""Tool output in, typed JSON-ready dicts out: one module per tool, standard library only.
+
+    from perflab.parsers import parse, detect, ParseError, KINDS, line_parser
+
+    parse("vmstat", text)      # -> dict, the schema in perflab.parsers.vmstat's docstring
+    parse("auto", text)        # -> the same, plus "kind"
+    detect(text)               # -> "wrk" | ... | None
+    p = line_parser("pidstat") # streaming: p.feed(line) -> records, p.finish(), p.state()
+
+Each module (``wrk``, ``vmstat``, ``pidstat``, ``strace_c``, ``strace``, ``netqtop``, ``ss_s``,
+``netstat_s``, ``perf_stat``, ``sysctl``) documents its output schema and units. Bad input raises
+``ParseError`` (a ``ValueError``) naming the line; cut-off input yields what is there plus
+``warnings``; numbers are never made up.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from ._common import JSON, LineParser, ParseError, check_text, split_lines
+
+__all__ = [
+    "KINDS",
+    "STREAMING_KINDS",
+    "LineParser",
+    "ParseError",
+    "detect",
+    "line_parser",
+    "module",
+    "parse",
+    "read_text",
+    "resume",
+]
+
+KINDS: tuple[str, ...] = (
+    "wrk",
+    "vmstat",
+    "pidstat",
+    "strace-c",
+    "strace",
+    "netqtop",
+    "ss-s",
+    "netstat-s",
+    "perf-stat",
+    "sysctl",
+)
+STREAMING_KINDS: tuple[str, ...] = ("vmstat", "pidstat", "netqtop")
+
+# Modules load on first use: `perflab parse strace` should not pay for importing the others.
+_MODULE_NAMES: dict[str, str] = {kind: kind.replace("-", "_") for kind in KINDS}
+_LINE_PARSER_NAMES: dict[str, str] = {
+    "vmstat": "VmstatLineParser",
+    "pidstat": "PidstatLineParser",
+    "netqtop": "NetqtopLineParser",
+}
+
+
+def module(kind: str) -> ModuleType:
+    """The parser module of a kind (its ``parse``, ``sniff``, ``METRICS``, docstring)."""
+    return importlib.import_module(f".{_MODULE_NAMES[kind]}", __name__)
+
+
+def _line_parser_class(kind: str) -> type[LineParser] | None:
+    name = _LINE_PARSER_NAMES.get(kind)
+    if name is None:
+        return None
+    cls: type[LineParser] = getattr(module(kind), name)
+    return cls
+
+
+# When two kinds are equally sure, the more specific one wins (a strace -c table inside a
+# strace log is a strace -c result).
+_PRIORITY = (
+    "strace-c",
+    "wrk",
+    "pidstat",
+    "vmstat",
+    "netqtop",
+    "perf-stat",
+    "ss-s",
+    "netstat-s",
+    "strace",
+    "sysctl",
+)
+
+
+def parse(kind: str, text: str, **options: Any) -> JSON:
+    """Parse ``text`` as ``kind`` (one of ``KINDS``, or ``"auto"``: the result then has "kind").
+
+    ``options`` are per kind: ``memory_unit`` ("k", "K", "m", "M") for vmstat's ``-S``.
+    """
+    if not isinstance(text, str):
+        raise TypeError("parse() takes text; decode bytes with read_text() first")
+    check_text(text)
+    if kind == "auto":
+        found = detect(text)
+        if found is None:
+            first = next(
+                ((n, ln) for n, ln in enumerate(split_lines(text), 1) if ln.strip()),
+                None,
+            )
+            if first is None:
+                raise ParseError("the input is empty", None)
+            raise ParseError(
+                f"could not tell which tool printed this (first line {first[1].strip()[:60]!r});"
+                f" name the kind: {', '.join(KINDS)}",
+                first[0],
+            )
+        found_result: JSON = module(found).parse(text, **options)
+        return {"kind": found, **found_result}
+    if kind not in _MODULE_NAMES:
+        raise ValueError(
+            f"unknown kind {kind!r}; expected one of {', '.join(KINDS)} or 'auto'"
+        )
+    result: JSON = module(kind).parse(text, **options)
+    return result
+
+
+def detect(text: str) -> str | None:
+    """The kind of tool output ``text`` most likely is, or None."""
+    if not isinstance(text, str):
+        return None
+    head = text[:262144]
+    if "\x00" in head:
+        return None
+    lines = split_lines(head)[:400]
+    scores: dict[str, float] = {}
+    for kind in KINDS:
+        sniff: Callable[[list[str]], float] = module(kind).sniff
+        scores[kind] = sniff(lines)
+    best = max(scores.values())
+    if best < 0.5:
+        return None
+    return next(k for k in _PRIORITY if scores[k] == best)
+
+
+def line_parser(kind: str, **options: Any) -> LineParser:
+    """A fresh streaming parser for vmstat, pidstat or netqtop (``LineParser.from_state`` resumes)."""
+    cls = _line_parser_class(kind)
+    if cls is None:
+        raise ValueError(
+            f"{kind!r} has no line parser; streaming kinds: {', '.join(STREAMING_KINDS)}"
+        )
+    parser: LineParser = cls(**options)
+    return parser
+
+
+def resume(state: JSON) -> LineParser:
+    """A line parser rebuilt from ``LineParser.state()``, whatever its kind."""
+    cls = _line_parser_class(str(state.get("kind")))
+    if cls is None:
+        raise ValueError("not a line parser state")
+    return cls.from_state(state)
+
+
+def read_text(data: bytes) -> str:
+    """Decode an uploaded or piped file: gzip is unpacked, UTF-8 expected (Latin-1 tolerated);
+    binary data raises ParseError."""
+    from ._io import read_text as _read_text
+
+    return _read_text(data)
