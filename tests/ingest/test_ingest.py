@@ -217,9 +217,17 @@ def test_poll_tells_a_daemon_about_waiting_and_ended_runs(app: Any, agent_token:
     run_id = _run(proxy)
     runs = proxy.c.get("/api/agent/poll", params={"agent_id": AGENT, "timeout": 5}).json()["runs"]
     assert runs[0]["run_id"] == run_id and runs[0]["state"] == "waiting"
-    proxy.c.post(f"/api/agent/runs/{run_id}/join", json={"agent_id": AGENT, "role": "proxy", "streams": []})
+    proxy.c.post(f"/api/agent/runs/{run_id}/join",
+                 json={"agent_id": AGENT, "role": "proxy", "streams": ["vmstat", "strace-c:nginx"]})
     proxy.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0})
     runs = proxy.c.get("/api/agent/poll", params={"agent_id": AGENT, "timeout": 0}).json()["runs"]
     assert runs[0]["state"] == "ended"
+    # The run waits for the daemon's declared streams, even those that never sent a line yet.
+    assert proxy.c.get(f"/api/agent/runs/{run_id}").json()["status"] == "running"
+    for name, source in (("vmstat", "vmstat"), ("strace-c:nginx", "strace-c")):
+        proxy.send([{"run_id": run_id, "stream": name, "source": source, "role": "proxy", "seq": 1,
+                     "lines": [], "closed": True}])
+    assert proxy.c.get(f"/api/agent/runs/{run_id}").json()["status"] in ("complete", "partial")
+    assert proxy.c.get("/api/agent/poll", params={"agent_id": AGENT, "timeout": 0}).json()["runs"] == []
 
 

@@ -182,6 +182,8 @@ def finish(session: Session, *, run: Run, exit_code: int | None, ended_at: float
         run.exit_code = exit_code
         if run.started_at is None:
             run.started_at = run.created_at
+        if run.status == "pending":
+            run.status = "running"
     evaluate(session, run=run)
 
 
@@ -272,14 +274,26 @@ def evaluate(session: Session, *, run: Run) -> None:
     if run.ended_at is None or run.source != "agent":
         return
     streams = list(session.scalars(select(Stream).where(Stream.run_id == run.id)))
-    open_streams = [s for s in streams if s.closed_at is None]
-    overdue = now() - run.ended_at > CLOSE_GRACE
-    if open_streams and not overdue:
-        return
-    reasons: list[str] = []
     joined = session.execute(
         select(RunHost, Host).join(Host, Host.id == RunHost.host_id).where(RunHost.run_id == run.id)
     ).all()
+    # A stream a daemon declared when it joined counts as open until its closing batch is parsed,
+    # even if not one line of it has arrived yet (strace -c only reports at the end).
+    still_open: list[str] = []
+    for rh, host in joined:
+        mine = {st.name: st for st in streams if st.agent_id == host.agent_id}
+        declared = set((rh.detail or {}).get("streams", [])) | set(mine)
+        waiting = sorted(n for n in declared if n not in mine or mine[n].closed_at is None)
+        if not waiting and rh.state != "done":
+            rh.state = "done"
+        still_open += [f"{rh.role}/{n}" for n in waiting]
+    hosts_agents = {h.agent_id for _, h in joined}
+    still_open += [f"{st.role}/{st.name}" for st in streams
+                   if st.agent_id not in hosts_agents and st.closed_at is None]
+    overdue = now() - run.ended_at > CLOSE_GRACE
+    if still_open and not overdue:
+        return
+    reasons: list[str] = []
     joined_roles = {rh.role for rh, _ in joined}
     for role in run.expected_roles or []:
         if role not in joined_roles:
@@ -290,16 +304,14 @@ def evaluate(session: Session, *, run: Run) -> None:
         offset = (host.heartbeat or {}).get("clock_offset_s")
         if isinstance(offset, int | float) and abs(offset) > MAX_CLOCK_SKEW_S:
             reasons.append(f"{host.hostname}: clock differs from the server by {offset:+.2f} s")
-        rh.state = "done"
-    for s in streams:
-        if s.dropped:
-            reasons.append(f"{s.role}/{s.name}: {s.dropped} lines dropped by the agent's full spool")
-        if s.error:
-            reasons.append(f"{s.role}/{s.name}: {s.error}")
-        if s.closed_at is None:
-            missing = "" if s.closed_seq is None else f" (missing batches before seq {s.closed_seq})"
-            reasons.append(f"{s.role}/{s.name}: still open {int(CLOSE_GRACE.total_seconds())} s after the run ended"
-                           + missing)
+    for st in streams:
+        if st.dropped:
+            reasons.append(f"{st.role}/{st.name}: {st.dropped} lines dropped by the agent's full spool")
+        if st.error:
+            reasons.append(f"{st.role}/{st.name}: {st.error}")
+    grace = int(CLOSE_GRACE.total_seconds())
+    for name in still_open:
+        reasons.append(f"{name}: not closed {grace} s after the run ended (batches missing)")
     if run.exit_code not in (0, None):
         reasons.append(f"the load command exited with code {run.exit_code}")
     run.status = "partial" if reasons else "complete"

@@ -1,0 +1,96 @@
+"""Importing pasted tool output: preview, save as a run, dedupe by content, clear errors."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from tests.conftest import FIXTURES
+
+RUN1 = FIXTURES / "captures" / "nginx-proxy-buffers" / "default" / "run1"
+
+
+def _files() -> list[dict[str, Any]]:
+    return [
+        {"name": "wrk.txt", "content": (RUN1 / "wrk.txt").read_text()},
+        {"name": "vmstat.txt", "content": (RUN1 / "vmstat.txt").read_text(), "role": "proxy"},
+        {"name": "pidstat.txt", "content": (RUN1 / "pidstat.txt").read_text(), "role": "proxy"},
+        {"name": "strace-c.txt", "content": (RUN1 / "strace-c.txt").read_text(), "role": "proxy"},
+    ]
+
+
+def test_preview_detects_each_kind_and_shows_values(client: TestClient, project: dict[str, Any]) -> None:
+    r = client.post(f"/api/projects/{project['slug']}/imports/preview", json={"files": _files()})
+    assert r.status_code == 200, r.text
+    files = {f["name"]: f for f in r.json()["files"]}
+    assert [files[n]["kind"] for n in ("wrk.txt", "vmstat.txt", "pidstat.txt", "strace-c.txt")] == [
+        "wrk", "vmstat", "pidstat", "strace-c"]
+    assert files["wrk.txt"]["role"] == "loadgen" and files["vmstat.txt"]["role"] == "proxy"
+    rps_line = next(x for x in (RUN1 / "wrk.txt").read_text().splitlines() if x.startswith("Requests/sec"))
+    assert files["wrk.txt"]["preview"]["requests_per_sec"] == float(rps_line.split()[1])
+    assert files["strace-c.txt"]["preview"]["top"][0] == "writev"
+
+
+def test_import_creates_a_run_with_summaries_series_and_raw_text(client: TestClient, project: dict[str, Any]) -> None:
+    slug = project["slug"]
+    r = client.post(f"/api/projects/{slug}/imports",
+                    json={"experiment": "default", "label": "run 1", "files": _files()})
+    assert r.status_code == 201, r.text
+    run_id = r.json()["run_id"]
+    detail = client.get(f"/api/runs/{run_id}").json()
+    kinds = sorted(s["kind"] for s in detail["summaries"])
+    assert "wrk" in kinds and "strace-c" in kinds
+    rps_line = next(x for x in (RUN1 / "wrk.txt").read_text().splitlines() if x.startswith("Requests/sec"))
+    assert detail["headline"]["requests_per_sec"] == float(rps_line.split()[1])
+    series = client.get(f"/api/runs/{run_id}/series").json()
+    sy = next(s for s in series if s["role"] == "proxy" and s["key"] == "sy")
+    data_rows = [ln for ln in (RUN1 / "vmstat.txt").read_text().splitlines() if ln.strip()[:1].isdigit()]
+    assert sy["points"] == len(data_rows) - 1  # the since-boot row is not a sample
+    data = client.get(f"/api/runs/{run_id}/series/data", params={"ids": [sy["id"]]}).json()["series"][0]
+    # One sample a second, as the table was sampled.
+    assert data["t"][1] - data["t"][0] == 1.0
+    history = client.get(f"/api/projects/{slug}/experiments").json()
+    assert history["items"][0]["name"] == "default" and history["items"][0]["run_count"] == 1
+
+    again = client.post(f"/api/projects/{slug}/imports", json={"experiment": "default", "files": _files()})
+    assert again.status_code == 200 and again.json()["duplicate"] is True and again.json()["run_id"] == run_id
+    assert client.get(f"/api/projects/{slug}/experiments").json()["items"][0]["run_count"] == 1
+
+
+def test_gzip_upload_as_base64_is_accepted(client: TestClient, project: dict[str, Any]) -> None:
+    content = base64.b64encode(gzip.compress((RUN1 / "wrk.txt").read_bytes())).decode()
+    r = client.post(f"/api/projects/{project['slug']}/imports/preview",
+                    json={"files": [{"name": "wrk.txt.gz", "content": content, "encoding": "base64"}]})
+    assert r.json()["files"][0]["kind"] == "wrk" and r.json()["files"][0]["ok"]
+
+
+def test_bad_input_is_refused_with_the_file_and_the_problem(client: TestClient, project: dict[str, Any]) -> None:
+    slug = project["slug"]
+    junk = base64.b64encode(bytes(range(256)) * 10).decode()
+    r = client.post(f"/api/projects/{slug}/imports",
+                    json={"experiment": "x", "files": [{"name": "junk.bin", "content": junk, "encoding": "base64"}]})
+    assert r.status_code == 400 and "junk.bin" in r.json()["detail"]
+    r = client.post(f"/api/projects/{slug}/imports", json={"experiment": "x", "files": [
+        {"name": "wrk-as-vmstat.txt", "content": (RUN1 / "wrk.txt").read_text(), "kind": "vmstat"}]})
+    assert r.status_code == 400
+    assert "wrk-as-vmstat.txt" in r.json()["detail"] and "line" in r.json()["detail"]
+    r = client.post(f"/api/projects/{slug}/imports", json={"experiment": "x", "files": [
+        {"name": "empty.txt", "content": ""}]})
+    assert r.status_code == 400
+    assert client.get(f"/api/projects/{slug}/experiments").json()["total"] == 0
+
+
+def test_an_ingest_token_can_import_and_a_read_token_cannot(app: Any, client: TestClient,
+                                                             project: dict[str, Any]) -> None:
+    slug = project["slug"]
+    body = {"experiment": "direct", "files": _files()[:1]}
+    ingest = client.post(f"/api/projects/{slug}/tokens", json={"scopes": ["ingest"]}).json()["token"]
+    read = client.post(f"/api/projects/{slug}/tokens", json={"scopes": ["read"]}).json()["token"]
+    with TestClient(app) as agent:
+        r = agent.post(f"/api/projects/{slug}/imports", json=body, headers={"Authorization": f"Bearer {read}"})
+        assert r.status_code == 403
+        r = agent.post(f"/api/projects/{slug}/imports", json=body, headers={"Authorization": f"Bearer {ingest}"})
+        assert r.status_code == 201
