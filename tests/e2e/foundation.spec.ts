@@ -23,7 +23,7 @@ test("log in, create a project and a token, see the empty states", async ({ page
 
   // A wrong password is refused with the server's message, on the form.
   await logIn(page, "not-the-password");
-  await expect(page.getByRole("alert")).toContainText("Wrong email or password");
+  await expect(page.getByRole("alert")).toContainText(/wrong email or password/i);
   await expect(page).toHaveURL(/\/login$/);
 
   await logIn(page);

@@ -90,6 +90,32 @@ function stop(server: ChildProcess, timeoutMs: number): Promise<void> {
   });
 }
 
+/**
+ * Stops an embedded PostgreSQL left behind in `pgdata` (perflab serve should stop it on exit; this makes
+ * sure a test run never leaks one, whose data directory we are about to delete).
+ */
+async function stopEmbeddedPostgres(pgdata: string): Promise<void> {
+  const pidFile = join(pgdata, "postmaster.pid");
+  if (!existsSync(pidFile)) return;
+  const pid = Number.parseInt(readFileSync(pidFile, "utf8").split("\n")[0] ?? "", 10);
+  if (!Number.isSafeInteger(pid) || pid <= 1) return;
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return;
+  console.warn(
+    `e2e teardown: embedded PostgreSQL (pid ${pid}) still running after perflab exited; stopping it`,
+  );
+  process.kill(pid, "SIGINT"); // PostgreSQL's "fast" shutdown
+  for (let i = 0; i < 50 && alive(); i++) await new Promise((r) => setTimeout(r, 200));
+  if (alive()) process.kill(pid, "SIGKILL");
+}
+
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const perflab = process.env.PERFLAB_BIN ?? join(repo, ".venv", "bin", "perflab");
   if (!existsSync(perflab)) throw new Error(`${perflab} not found: run \`make install\` first`);
@@ -140,6 +166,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
   const teardown = async () => {
     await stop(server, 15_000);
+    if (!adminUrl) await stopEmbeddedPostgres(join(home, "pgdata"));
     if (adminUrl) {
       try {
         psql(adminUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);

@@ -1,19 +1,27 @@
 // Frame of the pages inside one project: its name and the project's tabs.
 import { useQuery } from "@tanstack/react-query";
-import { Link, NavLink, Outlet, useParams } from "react-router";
+import { Link, Outlet, useLocation, useParams } from "react-router";
 import { ErrorBox } from "@/components/ErrorBox";
 import { Skeleton } from "@/components/Skeleton";
 import { projectQueryOptions } from "@/features/projects";
 
+// Experiment, run, import and compare pages belong to the Experiments tab: it stays highlighted there.
 const TABS = [
-  { to: "", label: "Experiments", end: true },
-  { to: "hosts", label: "Hosts", end: false },
-  { to: "tokens", label: "Tokens", end: false },
+  { to: "", label: "Experiments" },
+  { to: "hosts", label: "Hosts" },
+  { to: "tokens", label: "Tokens" },
 ] as const;
+
+function activeTab(pathname: string, slug: string): string {
+  const rest = pathname.slice(`/p/${slug}`.length).split("/")[1] ?? "";
+  return rest === "hosts" || rest === "tokens" ? rest : "";
+}
 
 export function ProjectLayout() {
   const { slug = "" } = useParams();
   const project = useQuery(projectQueryOptions(slug));
+  const { pathname } = useLocation();
+  const current = activeTab(pathname, slug);
 
   if (project.error) {
     return (
@@ -40,14 +48,14 @@ export function ProjectLayout() {
         </div>
         <nav className="tabs" aria-label="Project">
           {TABS.map((t) => (
-            <NavLink
+            <Link
               key={t.label}
               to={t.to ? `/p/${slug}/${t.to}` : `/p/${slug}`}
-              end={t.end}
-              className={({ isActive }) => (isActive ? "active" : undefined)}
+              className={current === t.to ? "active" : undefined}
+              aria-current={current === t.to ? "page" : undefined}
             >
               {t.label}
-            </NavLink>
+            </Link>
           ))}
         </nav>
       </div>

@@ -34,12 +34,7 @@ export function LoginPage() {
             perflab
           </div>
           <h1>Log in</h1>
-          {login.error ? (
-            <ErrorBox
-              error={login.error}
-              title={err?.status === 401 ? "Wrong email or password" : "Could not log in"}
-            />
-          ) : null}
+          {login.error ? <ErrorBox error={login.error} title="Could not log in" /> : null}
           <Field label="Email" error={err?.fieldMessage("email")}>
             <input
               className="input"

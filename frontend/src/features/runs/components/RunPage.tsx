@@ -96,7 +96,7 @@ function RunBody({ run }: { run: RunDetail }) {
             </dd>
             <dt>Duration</dt>
             <dd className="num" style={{ textAlign: "left" }}>
-              {formatDuration(duration)}
+              {duration !== null && duration > 0 ? formatDuration(duration) : "—"}
             </dd>
             <dt>Load command</dt>
             <dd>{run.load_command ? <code>{run.load_command}</code> : <span className="faint">—</span>}</dd>
@@ -221,10 +221,13 @@ function RunBody({ run }: { run: RunDetail }) {
       <section aria-labelledby="summaries-title" className="form">
         <h2 id="summaries-title">Summaries</h2>
         {run.summaries.length ? (
-          <div className="grid-2">
-            {run.summaries.map((s) => (
-              <SummaryCard key={s.id} summary={s} />
-            ))}
+          <div className="form">
+            {[...run.summaries]
+              // The load generator's result is what the run is about: show it first.
+              .sort((a, b) => Number(b.kind === "wrk") - Number(a.kind === "wrk"))
+              .map((s) => (
+                <SummaryCard key={s.id} summary={s} />
+              ))}
           </div>
         ) : (
           <div className="card">

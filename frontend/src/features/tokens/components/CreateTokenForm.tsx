@@ -41,7 +41,7 @@ export function CreateTokenForm({ slug, onCreated }: { slug: string; onCreated: 
               style={{ width: "100%" }}
               value={name}
               maxLength={200}
-              placeholder="lab agents"
+              placeholder="e.g. lab agents"
               onChange={(e) => setName(e.target.value)}
             />
           </Field>
