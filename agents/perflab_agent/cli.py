@@ -3,6 +3,7 @@
 import argparse
 import logging
 import os
+import re
 import socket
 import sys
 
@@ -18,6 +19,12 @@ def _spec(text):
         return parse_spec(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e))
+
+
+def _role(text):
+    if not re.match(r"^[A-Za-z0-9_.-]{1,64}$", text):
+        raise argparse.ArgumentTypeError("a role is letters, digits, '_', '.' or '-': %r" % text)
+    return text
 
 
 def _positive(kind):
@@ -57,7 +64,8 @@ def build_parser():
                        help="spool size bound; beyond it the oldest batches are dropped and counted (256)")
     spool.add_argument("--spool-max-age-h", type=_positive(float), default=24.0,
                        help="spool age bound in hours (24)")
-    spool.add_argument("--role", default=os.environ.get("PERFLAB_ROLE") or socket.gethostname().split(".")[0],
+    spool.add_argument("--role", type=_role,
+                       default=os.environ.get("PERFLAB_ROLE") or socket.gethostname().split(".")[0],
                        help="this host's role in runs: proxy, upstream, loadgen... (default: short hostname)")
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

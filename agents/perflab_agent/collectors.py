@@ -32,7 +32,8 @@ STRACE_DETACH_GRACE_S = 5.0
 PERF_SCRIPT_TIMEOUT_S = 300.0
 CONFIG_MAX_BYTES = 4 * 1024 * 1024
 NETQTOP_CANDIDATES = ("netqtop", "netqtop-bpfcc", "/usr/share/bcc/tools/netqtop", "/usr/sbin/netqtop-bpfcc")
-_NAME = re.compile(r"^[^\s/\x00-\x1f]{1,64}$")
+# Stream names the server accepts (letters, digits, _ . @ + -): "pidstat:" + this must match.
+_NAME = re.compile(r"^[A-Za-z0-9_.@+-]{1,64}$")
 _IFACE = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}$")
 
 

@@ -12,7 +12,7 @@ from perflab_agent.util import log
 
 INGEST_PATH = "/api/ingest/batches"
 REQUEST_MAX_BYTES = 1024 * 1024
-MIN_REQUEST_BYTES = 16 * 1024
+MIN_REQUEST_BYTES = 1024
 REQUEST_MAX_BATCHES = 200
 EXPIRE_EVERY_S = 30.0
 UPLOAD_TIMEOUT_S = 300.0
@@ -59,6 +59,7 @@ class Sender(threading.Thread):
         self._deadline = time.monotonic() + drain_timeout
         self._stopping.set()
         self._server_answered.set()
+        self.spool.wake()
         if self.is_alive():
             self.join(drain_timeout + self.client.timeout + 5)
 

@@ -8,8 +8,12 @@ Layout under the spool directory (docs/protocol.md, "Spool"):
   tmp/                           work files (perf data) that become uploads
   counters.json                  agent-wide totals for the heartbeat
 
-The spool is bounded by bytes and by age. Overflow deletes the oldest batches and adds their line
-counts to the stream's persisted `dropped` counter, which every batch sent afterwards carries.
+The spool is bounded by bytes and by age. Overflow drops the lines of the oldest batches and adds
+their count to the stream's persisted `dropped` counter, which every batch sent afterwards carries.
+The dropped batches' seqs are still sent, with no lines: the server parses a stream in seq order and
+must not wait forever for a seq that will never come. Consecutive dropped seqs share one small "stub"
+file (`"stub_through": LAST`), so a long outage cannot grow the spool past its bound.
+
 Only one process may use a spool directory at a time (flock on .lock).
 """
 
@@ -29,8 +33,10 @@ from perflab_agent.util import atomic_write, log, valid_run_id
 # Keeps "pidstat:nginx" readable on disk while any "/" or other oddity in a process name is escaped.
 _STREAM_SAFE = ":@+=,-_."
 _SPECIAL_DIRS = ("uploads", "rejected", "tmp")
-# Overflow and expiry warnings name each stream once, then summarise at most this often.
+# Overflow and expiry warnings name each stream once, then at most this often.
 _DROP_LOG_INTERVAL_S = 60.0
+# What one empty batch of a stub costs in a request, for request sizing.
+_STUB_BATCH_BYTES = 200
 
 
 def _encode(batch):
@@ -44,14 +50,16 @@ class SpoolLocked(Exception):
 
 
 class Item(object):
-    """A sealed batch checked out for sending. `key` is (run_id, stream, seq)."""
+    """One batch checked out for sending: `key` is (run_id, stream, seq); `batch` the object to post."""
 
-    __slots__ = ("key", "batch", "size")
+    __slots__ = ("key", "batch", "size", "stream", "entry")
 
-    def __init__(self, key, batch, size):
+    def __init__(self, key, batch, size, stream, entry):
         self.key = key
         self.batch = batch
         self.size = size
+        self.stream = stream
+        self.entry = entry
 
 
 class Upload(object):
@@ -69,14 +77,22 @@ class Upload(object):
 
 
 class _Entry(object):
-    __slots__ = ("seq", "size", "sealed_at", "stub")
+    """One file of a stream: a sealed batch (seq == last), or a stub for the seqs seq..last."""
+
+    __slots__ = ("file_seq", "seq", "last", "size", "sealed_at", "stub", "acked")
 
     def __init__(self, seq, size, sealed_at):
+        self.file_seq = seq
         self.seq = seq
+        self.last = seq
         self.size = size
         self.sealed_at = sealed_at
-        # A closed batch whose lines overflow deleted: kept (tiny) so the stream still closes.
         self.stub = False
+        self.acked = set()
+
+    @property
+    def count(self):
+        return self.last - self.seq + 1
 
 
 class _Stream(object):
@@ -92,6 +108,9 @@ class _Stream(object):
         self.role = ""
         self.closed = False
         self.files = collections.deque()
+
+    def file_path(self, entry):
+        return os.path.join(self.path, "%d.json" % entry.file_seq)
 
 
 class Spool(object):
@@ -109,14 +128,14 @@ class Spool(object):
             raise SpoolLocked("another perflab-agent process is using %s (give this one its own --state-dir)"
                               % self.path)
         self._lock = threading.RLock()
-        # Notified on every seal and upload, so the sender wakes up at once.
+        # Notified on every seal and upload (and `generation` bumped), so the sender wakes at once.
         self.changed = threading.Condition(self._lock)
+        self.generation = 0
         self._streams = collections.OrderedDict()
         self._inflight = set()
         self._uploads_inflight = set()
         self._gone_runs = set()
         self._bytes = 0
-        self.generation = 0
         self._upload_seq = 0
         self._last_drop_log = {}
         self._counters = self._read_json(os.path.join(self.path, "counters.json")) or {}
@@ -130,7 +149,8 @@ class Spool(object):
     # ---------------------------------------------------------------- streams and sealing
 
     def open_stream(self, run_id, name, source, role):
-        """Register a stream (or pick it up where a previous process left it: seq, dropped, closed)."""
+        """Register a stream, or pick it up where a previous process left it (seq, dropped, closed).
+        Returns whether it is already closed."""
         if not valid_run_id(run_id):
             raise ValueError("invalid run id %r" % (run_id,))
         with self._lock:
@@ -162,12 +182,12 @@ class Spool(object):
                 raise ValueError("stream %s of run %s is already closed" % (name, run_id))
             if run_id in self._gone_runs:
                 return None
-            batch = {"run_id": run_id, "stream": name, "source": st.source, "role": st.role,
-                     "seq": st.next_seq, "lines": lines, "dropped": st.dropped,
-                     "closed": bool(closed), "error": error}
-            data = _encode(batch)
-            atomic_write(os.path.join(st.path, "%d.json" % st.next_seq), data)
-            st.files.append(_Entry(st.next_seq, len(data), time.time()))
+            seq = st.next_seq
+            data = _encode({"run_id": run_id, "stream": name, "source": st.source, "role": st.role,
+                            "seq": seq, "lines": lines, "dropped": st.dropped,
+                            "closed": bool(closed), "error": error})
+            atomic_write(os.path.join(st.path, "%d.json" % seq), data)
+            st.files.append(_Entry(seq, len(data), time.time()))
             st.next_seq += 1
             self._bytes += len(data)
             if closed:
@@ -175,7 +195,7 @@ class Spool(object):
                 self._write_meta(st)
             self._enforce_size()
             self._notify()
-            return batch["seq"]
+            return seq
 
     def add_dropped(self, run_id, name, count):
         """Lines lost before they reached the spool (the disk was full): counted like overflow."""
@@ -188,10 +208,10 @@ class Spool(object):
     # ---------------------------------------------------------------- sending
 
     def checkout(self, max_bytes, max_count):
-        """The oldest unsent batches (each stream in seq order), marked in flight. At least one if any.
+        """The oldest unsent batches (each stream in seq order), marked in flight; at least one if any.
 
-        The dropped counter is refreshed to the stream's current value: a batch sealed before an
-        overflow still tells the server about it.
+        `dropped` is refreshed to the stream's current count: a batch sealed before an overflow still
+        tells the server about it.
         """
         with self._lock:
             heap = []
@@ -201,42 +221,59 @@ class Spool(object):
                 if first is not None:
                     heap.append((first.sealed_at, index, first, st, entries))
             heapq.heapify(heap)
-            chosen, total = [], 0
-            while heap and len(chosen) < max_count:
+            chosen, total, count = [], 0, 0
+            while heap and count < max_count:
                 _, index, entry, st, entries = heapq.heappop(heap)
-                if chosen and total + entry.size > max_bytes:
+                take = min(entry.count, max_count - count)
+                cost = _STUB_BATCH_BYTES * take if entry.stub else entry.size
+                if chosen and total + cost > max_bytes:
                     break
-                chosen.append((st, entry))
-                total += entry.size
-                nxt = next(entries, None)
-                if nxt is not None:
-                    heapq.heappush(heap, (nxt.sealed_at, index, nxt, st, entries))
-            for st, entry in chosen:
-                self._inflight.add((st.run_id, st.name, entry.seq))
+                chosen.append((st, entry, take))
+                total, count = total + cost, count + take
+                if take == entry.count:
+                    nxt = next(entries, None)
+                    if nxt is not None:
+                        heapq.heappush(heap, (nxt.sealed_at, index, nxt, st, entries))
+            for st, entry, _ in chosen:
+                self._inflight.add(entry)
         items = []
-        for st, entry in chosen:
-            key = (st.run_id, st.name, entry.seq)
-            path = os.path.join(st.path, "%d.json" % entry.seq)
+        for st, entry, take in chosen:
             try:
-                with open(path, "rb") as f:
+                with open(st.file_path(entry), "rb") as f:
                     batch = json.loads(f.read().decode("utf-8"))
             except (OSError, ValueError) as e:
                 with self._lock:
-                    self._inflight.discard(key)
+                    self._inflight.discard(entry)
                     if isinstance(e, OSError) and e.errno == errno.ENOENT:
                         self._forget_entry(st, entry)
                     else:
                         self._set_aside(st, entry, "unreadable spool file: %s" % e)
                 continue
+            stub_through = batch.pop("stub_through", None)
+            if stub_through is not None and not entry.stub:
+                with self._lock:  # a stub written by an earlier process: learn its range now
+                    entry.stub, entry.last = True, int(stub_through)
             batch["dropped"] = max(batch.get("dropped") or 0, st.dropped)
-            items.append(Item(key, batch, entry.size))
+            if not entry.stub:
+                items.append(Item((st.run_id, st.name, entry.seq), batch, entry.size, st, entry))
+                continue
+            for seq in range(entry.seq, entry.seq + take):
+                last = seq == entry.last
+                empty = dict(batch, seq=seq, lines=[], closed=bool(batch.get("closed")) and last,
+                             error=batch.get("error") if last else None)
+                items.append(Item((st.run_id, st.name, seq), empty, _STUB_BATCH_BYTES, st, entry))
         return items
 
     def release(self, items):
         """Give batches back unsent (the send failed); they are the first candidates next time."""
         with self._lock:
             for item in items:
-                self._inflight.discard(item.key)
+                self._inflight.discard(item.entry)
+
+    def wake(self):
+        """Wake whoever waits in wait_for_change (the sender, when asked to stop)."""
+        with self._lock:
+            self._notify()
 
     def wait_for_change(self, generation, timeout):
         """Sleep until something was sealed or queued after `generation` was read (or timeout)."""
@@ -245,46 +282,50 @@ class Spool(object):
                 self.changed.wait(timeout)
 
     def ack(self, item):
-        """The server committed the batch: delete it."""
+        """The server committed the batch: delete it (a stub once all its seqs are committed)."""
         with self._lock:
-            self._inflight.discard(item.key)
-            found = self._find(item.key)
-            if found is not None:
-                self._remove(found[0], found[1])
+            entry, st = item.entry, item.stream
+            self._inflight.discard(entry)
+            if entry.stub:
+                entry.acked.add(item.key[2])
+                while entry.seq in entry.acked and entry.seq <= entry.last:
+                    entry.acked.discard(entry.seq)
+                    entry.seq += 1
+                if entry.seq <= entry.last:
+                    return
+            if entry in st.files:
+                self._remove(st, entry)
             self._notify()
 
     def reject(self, item, reason):
         """The server called the batch malformed: keep it aside (never resent) and count it."""
         with self._lock:
-            self._inflight.discard(item.key)
-            found = self._find(item.key)
-            if found is not None:
-                self._set_aside(found[0], found[1], reason)
+            self._inflight.discard(item.entry)
+            if item.entry in item.stream.files:
+                self._set_aside(item.stream, item.entry, reason)
             self._notify()
 
     def drop_run(self, run_id):
-        """The server no longer knows the run (deleted): discard its batches, now and later."""
+        """The server no longer knows the run (deleted): discard its batches, now and later.
+        Batches in flight go too: only the sender calls this, about the request it just sent."""
         with self._lock:
             self._gone_runs.add(run_id)
             for st in list(self._streams.values()):
-                if st.run_id != run_id:
-                    continue
-                for entry in list(st.files):
-                    if (st.run_id, st.name, entry.seq) not in self._inflight:
+                if st.run_id == run_id:
+                    for entry in list(st.files):
                         self._remove(st, entry)
             self._notify()
 
     def pending(self, run_id=None):
-        """Number of batches and uploads not yet committed (for one run, or all)."""
+        """Number of spool files (batches, stubs, uploads) not yet delivered, for one run or all."""
         with self._lock:
-            count = sum(len(st.files) for st in self._streams.values()
-                        if run_id is None or st.run_id == run_id)
+            count = sum(len(st.files) for st in self._streams.values() if run_id is None or st.run_id == run_id)
             if run_id is None:
                 count += len(self._list_uploads())
             return count
 
     def wait_drained(self, run_id, timeout):
-        """Block until every batch of the run was committed (or set aside); False on timeout."""
+        """Block until every batch of the run was delivered (or set aside); False on timeout."""
         deadline = time.monotonic() + timeout
         with self._lock:
             while self.pending(run_id):
@@ -314,14 +355,9 @@ class Spool(object):
                 except OSError:
                     pass
             return {"spool_bytes": self._bytes + upload_bytes,
-                    "spool_batches": sum(len(st.files) for st in self._streams.values()),
+                    "spool_batches": sum(e.count for st in self._streams.values() for e in st.files),
                     "dropped_lines": self._counters["dropped_lines"],
                     "rejected_batches": self._counters["rejected_batches"]}
-
-    def stream_dropped(self, run_id, name):
-        with self._lock:
-            st = self._streams.get((run_id, name))
-            return st.dropped if st is not None else 0
 
     # ---------------------------------------------------------------- uploads
 
@@ -391,15 +427,15 @@ class Spool(object):
     # ---------------------------------------------------------------- bounds
 
     def expire(self):
-        """Apply the age bound: old batches count as dropped; old uploads and rejects are deleted."""
-        now = time.time()
-        cutoff = now - self.max_age_s
+        """Apply the age bound: old batches lose their lines (counted as dropped); old uploads and
+        rejects are deleted; streams finished long ago are forgotten."""
+        cutoff = time.time() - self.max_age_s
         with self._lock:
             for st in list(self._streams.values()):
                 for entry in list(st.files):
                     if entry.sealed_at >= cutoff:
                         break
-                    if not entry.stub and (st.run_id, st.name, entry.seq) not in self._inflight:
+                    if not entry.stub and entry not in self._inflight:
                         self._drop(st, entry, "older than the spool's age limit")
                 if not st.files and st.closed and self._meta_mtime(st) < cutoff:
                     # A finished stream nobody cleaned up (its run was never reported ended).
@@ -425,7 +461,7 @@ class Spool(object):
             for run_id in os.listdir(self.path):
                 run_path = os.path.join(self.path, run_id)
                 if valid_run_id(run_id) and run_id not in _SPECIAL_DIRS and os.path.isdir(run_path):
-                    if not any(k[0] == run_id for k in self._streams):
+                    if not any(key[0] == run_id for key in self._streams):
                         shutil.rmtree(run_path, ignore_errors=True)
 
     def _enforce_size(self):
@@ -433,7 +469,7 @@ class Spool(object):
             victim = None
             for st in self._streams.values():
                 for entry in st.files:
-                    if entry.stub or (st.run_id, st.name, entry.seq) in self._inflight:
+                    if entry.stub or entry in self._inflight:
                         continue
                     if victim is None or entry.sealed_at < victim[1].sealed_at:
                         victim = (st, entry)
@@ -443,27 +479,41 @@ class Spool(object):
             self._drop(victim[0], victim[1], "spool full (%d bytes)" % self.max_bytes)
 
     def _drop(self, st, entry, why):
-        path = os.path.join(st.path, "%d.json" % entry.seq)
+        """Drop a batch's lines: it becomes (or joins the preceding) stub, and the lines are counted."""
+        path = st.file_path(entry)
         batch = self._read_json(path) or {}
+        if "stub_through" in batch:
+            # A stub from an earlier process, not yet recognised as one: nothing to drop.
+            entry.stub, entry.last = True, int(batch["stub_through"])
+            return
         count = len(batch.get("lines") or [])
-        if batch.get("closed"):
-            # Deleting the closing batch would leave the stream open forever on the server, and the
-            # dropped count with no batch to carry it: keep it, emptied of its lines.
-            batch["lines"] = []
-            data = _encode(batch)
-            atomic_write(path, data)
-            self._bytes += len(data) - entry.size
-            entry.size, entry.stub = len(data), True
+        index = st.files.index(entry)
+        prev = st.files[index - 1] if index else None
+        if prev is not None and prev.stub and prev.last + 1 == entry.seq and prev not in self._inflight:
+            stub = self._read_json(st.file_path(prev)) or batch
+            stub.update(stub_through=entry.last, closed=bool(batch.get("closed")), error=batch.get("error"))
+            self._rewrite(st, prev, stub)
+            prev.last = entry.last
+            self._forget_entry(st, entry)
+            os.unlink(path)
         else:
-            self._remove(st, entry)
+            batch.update(lines=[], stub_through=entry.last)
+            self._rewrite(st, entry, batch)
+            entry.stub = True
         st.dropped += count
         self._counters["dropped_lines"] += count
         self._persist_counts(st)
         now = time.monotonic()
         if now - self._last_drop_log.get((st.run_id, st.name), -1e9) > _DROP_LOG_INTERVAL_S:
             self._last_drop_log[(st.run_id, st.name)] = now
-            log.warning("spool: %s: dropping the oldest batches of %s (run %s); %d lines dropped so far",
+            log.warning("spool: %s: dropping the oldest lines of %s (run %s); %d lines dropped so far",
                         why, st.name, st.run_id, st.dropped)
+
+    def _rewrite(self, st, entry, batch):
+        data = _encode(batch)
+        atomic_write(st.file_path(entry), data)
+        self._bytes += len(data) - entry.size
+        entry.size = len(data)
 
     # ---------------------------------------------------------------- internals
 
@@ -473,22 +523,13 @@ class Spool(object):
 
     def _stream_dir(self, run_id, name):
         quoted = urllib.parse.quote(name, safe=_STREAM_SAFE)
-        if quoted in (".", "..") or not quoted:
-            quoted = urllib.parse.quote(name, safe="").replace(".", "%2E") or "%00"
+        if quoted in (".", ".."):
+            quoted = quoted.replace(".", "%2E")
         return os.path.join(self.path, run_id, quoted)
-
-    def _find(self, key):
-        st = self._streams.get((key[0], key[1]))
-        if st is None:
-            return None
-        for entry in st.files:
-            if entry.seq == key[2]:
-                return st, entry
-        return None
 
     def _unsent(self, st):
         for entry in st.files:
-            if (st.run_id, st.name, entry.seq) not in self._inflight:
+            if entry not in self._inflight:
                 yield entry
 
     def _forget_entry(self, st, entry):
@@ -504,25 +545,24 @@ class Spool(object):
             self._write_meta(st)
         self._forget_entry(st, entry)
         try:
-            os.unlink(os.path.join(st.path, "%d.json" % entry.seq))
+            os.unlink(st.file_path(entry))
         except OSError:
             pass
 
     def _set_aside(self, st, entry, reason):
-        name = "%s_%s_%d" % (st.run_id, os.path.basename(st.path), entry.seq)
+        name = "%s_%s_%d" % (st.run_id, os.path.basename(st.path), entry.file_seq)
         if len(st.files) == 1:
             self._write_meta(st)
         self._forget_entry(st, entry)
         try:
-            os.replace(os.path.join(st.path, "%d.json" % entry.seq),
-                       os.path.join(self.path, "rejected", name + ".json"))
+            os.replace(st.file_path(entry), os.path.join(self.path, "rejected", name + ".json"))
         except OSError:
             pass
         self._write_reason(name, reason)
         self._counters["rejected_batches"] += 1
         self._persist_counts(None)
         log.error("spool: batch %d of %s (run %s) set aside in %s: %s",
-                  entry.seq, st.name, st.run_id, os.path.join(self.path, "rejected"), reason)
+                  entry.file_seq, st.name, st.run_id, os.path.join(self.path, "rejected"), reason)
 
     def _write_reason(self, name, reason):
         try:
@@ -582,11 +622,11 @@ class Spool(object):
                 os.unlink(os.path.join(self.path, "tmp", name))
             except OSError:
                 pass
-        for name in os.listdir(os.path.join(self.path, "uploads")):
-            if name.startswith(".tmp-"):
-                os.unlink(os.path.join(self.path, "uploads", name))
-            elif name.endswith(".body") and not os.path.exists(os.path.join(self.path, "uploads", name[:-5] + ".json")):
-                os.unlink(os.path.join(self.path, "uploads", name))
+        uploads = os.path.join(self.path, "uploads")
+        for name in os.listdir(uploads):
+            if name.startswith(".tmp-") or (name.endswith(".body") and
+                                            not os.path.exists(os.path.join(uploads, name[:-5] + ".json"))):
+                os.unlink(os.path.join(uploads, name))
         restored = 0
         for run_id in sorted(os.listdir(self.path)):
             run_path = os.path.join(self.path, run_id)
@@ -594,32 +634,39 @@ class Spool(object):
                 continue
             for quoted in sorted(os.listdir(run_path)):
                 stream_path = os.path.join(run_path, quoted)
-                if not os.path.isdir(stream_path):
-                    continue
-                st = _Stream(run_id, urllib.parse.unquote(quoted), stream_path)
-                meta = self._read_json(os.path.join(stream_path, "meta.json")) or {}
-                for fname in os.listdir(stream_path):
-                    fpath = os.path.join(stream_path, fname)
-                    if fname.startswith(".tmp-"):
-                        os.unlink(fpath)
-                    elif fname.endswith(".json") and fname[:-5].isdigit():
-                        stat = os.stat(fpath)
-                        st.files.append(_Entry(int(fname[:-5]), stat.st_size, stat.st_mtime))
-                st.files = collections.deque(sorted(st.files, key=lambda e: e.seq))
-                st.name = meta.get("stream") or st.name
-                st.dropped = int(meta.get("dropped") or 0)
-                st.source = meta.get("source") or ""
-                st.role = meta.get("role") or ""
-                st.closed = bool(meta.get("closed"))
-                st.next_seq = max(int(meta.get("next_seq") or 1), st.files[-1].seq + 1 if st.files else 1)
-                if st.files and not st.closed:
-                    # The closing batch may have been written just before a crash, its meta not.
-                    last = self._read_json(os.path.join(stream_path, "%d.json" % st.files[-1].seq)) or {}
-                    st.closed = bool(last.get("closed"))
-                    st.source = st.source or last.get("source") or ""
-                    st.role = st.role or last.get("role") or ""
-                restored += len(st.files)
-                self._bytes += sum(e.size for e in st.files)
-                self._streams[(run_id, st.name)] = st
+                if os.path.isdir(stream_path):
+                    restored += self._scan_stream(run_id, quoted, stream_path)
         if restored:
             log.info("spool: %d unsent batches found in %s; replaying them", restored, self.path)
+
+    def _scan_stream(self, run_id, quoted, stream_path):
+        meta = self._read_json(os.path.join(stream_path, "meta.json")) or {}
+        st = _Stream(run_id, meta.get("stream") or urllib.parse.unquote(quoted), stream_path)
+        entries = []
+        for fname in os.listdir(stream_path):
+            fpath = os.path.join(stream_path, fname)
+            if fname.startswith(".tmp-"):
+                os.unlink(fpath)
+            elif fname.endswith(".json") and fname[:-5].isdigit():
+                stat = os.stat(fpath)
+                entries.append(_Entry(int(fname[:-5]), stat.st_size, stat.st_mtime))
+        st.files = collections.deque(sorted(entries, key=lambda e: e.seq))
+        st.dropped = int(meta.get("dropped") or 0)
+        st.source = meta.get("source") or ""
+        st.role = meta.get("role") or ""
+        st.closed = bool(meta.get("closed"))
+        next_seq = int(meta.get("next_seq") or 1)
+        if st.files:
+            # The newest file knows the most: a stub's range, and whether the stream closed just
+            # before a crash that left the meta behind.
+            last = self._read_json(st.file_path(st.files[-1])) or {}
+            if "stub_through" in last:
+                st.files[-1].stub, st.files[-1].last = True, int(last["stub_through"])
+            next_seq = max(next_seq, st.files[-1].last + 1)
+            st.closed = st.closed or bool(last.get("closed"))
+            st.source = st.source or last.get("source") or ""
+            st.role = st.role or last.get("role") or ""
+        st.next_seq = next_seq
+        self._bytes += sum(e.size for e in st.files)
+        self._streams[(run_id, st.name)] = st
+        return len(st.files)

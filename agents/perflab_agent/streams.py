@@ -15,7 +15,7 @@ MAX_LINE_BYTES = 64 * 1024
 # Per-line overhead of [wall, mono, "..."] in the JSON, for sizing batches.
 LINE_OVERHEAD = 40
 DEFAULT_BATCH_BYTES = 256 * 1024
-MIN_BATCH_BYTES = 4 * 1024
+MIN_BATCH_BYTES = 1024
 # Lines kept in memory while the spool cannot be written (disk full); beyond that the oldest go.
 MAX_UNSEALED_LINES = 100000
 
