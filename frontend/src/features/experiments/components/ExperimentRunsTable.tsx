@@ -21,6 +21,11 @@ interface Props {
 
 const PAGE_SIZE = 100;
 
+// Imported runs carry no real start and end (both are the import time): show nothing rather than "0s".
+function formatRunDuration(seconds: number | null): string {
+  return seconds !== null && seconds > 0 ? formatDuration(seconds) : "—";
+}
+
 export function ExperimentRunsTable({ slug, experimentId, experimentName, page, onPage }: Props) {
   const runs = useQuery(experimentRunsQueryOptions(experimentId, page, PAGE_SIZE));
 
@@ -94,7 +99,7 @@ export function ExperimentRunsTable({ slug, experimentId, experimentName, page, 
                     <td>
                       <TimeAgo iso={r.started_at ?? r.created_at} />
                     </td>
-                    <td className="num">{formatDuration(secondsBetween(r.started_at, r.ended_at))}</td>
+                    <td className="num">{formatRunDuration(secondsBetween(r.started_at, r.ended_at))}</td>
                     <td className="num">{formatCompact(headlineNumber(r.headline, "requests_per_sec"))}</td>
                     <td className="num">{formatMs(headlineNumber(r.headline, "latency_p50_ms"))}</td>
                     <td className="num">{formatMs(headlineNumber(r.headline, "latency_p99_ms"))}</td>
