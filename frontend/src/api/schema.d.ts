@@ -242,6 +242,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/comparisons/{short_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Comparison */
+        get: operations["comparisons-get_comparison"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/comparisons/{short_id}/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Comparison Export Csv */
+        get: operations["comparisons-comparison_export_csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/comparisons/{short_id}/export.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Comparison Export Json */
+        get: operations["comparisons-comparison_export_json"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/comparisons/{short_id}/markdown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Comparison Markdown */
+        get: operations["comparisons-comparison_markdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/comparisons/{short_id}/overlay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Comparison Overlay */
+        get: operations["comparisons-comparison_overlay"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/comparisons/{short_id}/share-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create Share Link */
+        post: operations["comparisons-create_share_link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/decisions/{decision_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Decision */
+        get: operations["decisions-get_decision"];
+        put?: never;
+        post?: never;
+        /** Delete Decision */
+        delete: operations["decisions-delete_decision"];
+        options?: never;
+        head?: never;
+        /** Update Decision */
+        patch: operations["decisions-update_decision"];
+        trace?: never;
+    };
     "/api/experiments/{experiment_id}": {
         parameters: {
             query?: never;
@@ -258,6 +379,23 @@ export interface paths {
         head?: never;
         /** Update Experiment */
         patch: operations["experiments-update_experiment"];
+        trace?: never;
+    };
+    "/api/experiments/{experiment_id}/decisions/prefill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prefill Decision */
+        get: operations["decisions-prefill_decision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/experiments/{experiment_id}/runs": {
@@ -311,6 +449,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notes/{note_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Note */
+        get: operations["notes-get_note"];
+        put?: never;
+        post?: never;
+        /** Delete Note */
+        delete: operations["notes-delete_note"];
+        options?: never;
+        head?: never;
+        /** Update Note */
+        patch: operations["notes-update_note"];
+        trace?: never;
+    };
     "/api/projects": {
         parameters: {
             query?: never;
@@ -346,6 +503,127 @@ export interface paths {
         head?: never;
         /** Update Project */
         patch: operations["projects-update_project"];
+        trace?: never;
+    };
+    "/api/projects/{slug}/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Compare */
+        get: operations["compare-compare"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/compare/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Compare Export Csv */
+        get: operations["compare-compare_export_csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/compare/export.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Compare Export Json */
+        get: operations["compare-compare_export_json"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/compare/markdown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Compare Markdown */
+        get: operations["compare-compare_markdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/compare/overlay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Compare Overlay */
+        get: operations["compare-compare_overlay"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/comparisons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Comparisons */
+        get: operations["comparisons-list_comparisons"];
+        put?: never;
+        /** Save Comparison */
+        post: operations["comparisons-save_comparison"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Decisions */
+        get: operations["decisions-list_decisions"];
+        put?: never;
+        /** Create Decision */
+        post: operations["decisions-create_decision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/projects/{slug}/experiments": {
@@ -417,6 +695,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{slug}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Notes */
+        get: operations["notes-list_notes"];
+        put?: never;
+        /** Create Note */
+        post: operations["notes-create_note"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{slug}/runs": {
         parameters: {
             query?: never;
@@ -426,6 +722,23 @@ export interface paths {
         };
         /** List Project Runs */
         get: operations["runs-list_project_runs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/share-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Share Links */
+        get: operations["comparisons-list_share_links"];
         put?: never;
         post?: never;
         delete?: never;
@@ -515,6 +828,57 @@ export interface paths {
         };
         /** Series Data */
         get: operations["series-series_data"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/share-links/{link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke Share Link */
+        delete: operations["comparisons-revoke_share_link"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/share/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Share View */
+        get: operations["share-share_view"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/share/{token}/overlay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Share Overlay */
+        get: operations["share-share_overlay"];
         put?: never;
         post?: never;
         delete?: never;
@@ -645,6 +1009,268 @@ export interface components {
             /** Batches */
             batches: components["schemas"]["Batch"][];
         };
+        /**
+         * Cell
+         * @description One experiment's value of one metric: the median over its runs, the spread, and the change.
+         */
+        Cell: {
+            /** Ci High */
+            ci_high?: number | null;
+            /** Ci High Pct */
+            ci_high_pct?: number | null;
+            /** Ci Low */
+            ci_low?: number | null;
+            /** Ci Low Pct */
+            ci_low_pct?: number | null;
+            /** Delta */
+            delta?: number | null;
+            /** Delta Pct */
+            delta_pct?: number | null;
+            /** Flags */
+            flags?: string[];
+            /** Max */
+            max: number | null;
+            /** Median */
+            median: number | null;
+            /** Min */
+            min: number | null;
+            /** N */
+            n: number;
+            /** Noise Floor Pct */
+            noise_floor_pct?: number | null;
+            /** Values */
+            values: (number | null)[];
+            /**
+             * Verdict
+             * @enum {string}
+             */
+            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+        };
+        /** ChangeSet */
+        ChangeSet: {
+            /** Baseline */
+            baseline: string;
+            /** Baseline Run Id */
+            baseline_run_id: string | null;
+            /** Experiment */
+            experiment: string;
+            /** Files */
+            files: components["schemas"]["FileDiff"][];
+            /** Knob Changes */
+            knob_changes: components["schemas"]["KnobChange"][];
+            /** Run Id */
+            run_id: string | null;
+        };
+        /** CompareReply */
+        CompareReply: {
+            /** Baseline */
+            baseline: string;
+            /** Changes */
+            changes: components["schemas"]["ChangeSet"][];
+            /** Columns */
+            columns: components["schemas"]["ExperimentColumn"][];
+            /** Comparison */
+            comparison?: {
+                [key: string]: unknown;
+            } | null;
+            /** Experiments */
+            experiments: string[];
+            method: components["schemas"]["StatsMethod"];
+            /** Metrics */
+            metrics: components["schemas"]["MetricVerdict"][];
+            /** Netqtop */
+            netqtop: components["schemas"]["TelemetryRow"][];
+            /** Notes */
+            notes: components["schemas"]["NoteRef"][];
+            /** Overlay Metrics */
+            overlay_metrics: components["schemas"]["OverlayMetric"][];
+            /** Project */
+            project: string;
+            /** Results */
+            results: components["schemas"]["ResultRow"][];
+            /** Syscalls */
+            syscalls: components["schemas"]["SyscallTable"][];
+            /** Telemetry */
+            telemetry: components["schemas"]["RoleTelemetry"][];
+            /** Top Movers */
+            top_movers: components["schemas"]["Mover"][];
+            validity: components["schemas"]["Validity"];
+        };
+        /** ComparisonCreate */
+        ComparisonCreate: {
+            /** Baseline */
+            baseline: string;
+            /** Experiments */
+            experiments: string[];
+            /**
+             * Title
+             * @default
+             */
+            title?: string;
+            view_state?: components["schemas"]["ViewState"];
+        };
+        /** ComparisonRead */
+        ComparisonRead: {
+            /** Baseline */
+            baseline: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Created By */
+            created_by: string | null;
+            /** Experiments */
+            experiments: string[];
+            /** Id */
+            id: number;
+            /** Project */
+            project: string;
+            /** Run Ids */
+            run_ids: string[];
+            /** Short Id */
+            short_id: string;
+            /** Title */
+            title: string;
+            /** Url */
+            url: string;
+            view_state: components["schemas"]["ViewState"];
+        };
+        /** DecisionCreate */
+        DecisionCreate: {
+            /**
+             * After
+             * @default
+             */
+            after?: string;
+            /**
+             * Before
+             * @default
+             */
+            before?: string;
+            /** Comparison Id */
+            comparison_id?: number | null;
+            /** Comparison Short Id */
+            comparison_short_id?: string | null;
+            /**
+             * Component
+             * @default
+             */
+            component?: string;
+            /** Experiment Id */
+            experiment_id: number;
+            /** Knob */
+            knob: string;
+            /**
+             * Rationale
+             * @default
+             */
+            rationale?: string;
+            /**
+             * Status
+             * @default proposed
+             * @enum {string}
+             */
+            status?: "proposed" | "adopted" | "rejected" | "inconclusive";
+        };
+        /**
+         * DecisionDraft
+         * @description A decision pre-filled from the config diff between a baseline and the experiment.
+         */
+        DecisionDraft: {
+            /** After */
+            after: string;
+            /** Baseline */
+            baseline: string;
+            /** Before */
+            before: string;
+            /** Comparison Id */
+            comparison_id: number | null;
+            /** Component */
+            component: string;
+            /** Context */
+            context: string;
+            /** Experiment Id */
+            experiment_id: number;
+            /** File */
+            file: string;
+            /** Knob */
+            knob: string;
+        };
+        /** DecisionRead */
+        DecisionRead: {
+            /** After */
+            after: string;
+            /** Author Email */
+            author_email?: string | null;
+            /** Author Id */
+            author_id: number | null;
+            /** Before */
+            before: string;
+            /** Comparison Id */
+            comparison_id: number | null;
+            /** Comparison Short Id */
+            comparison_short_id?: string | null;
+            /** Component */
+            component: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Experiment Id */
+            experiment_id: number;
+            /**
+             * Experiment Name
+             * @default
+             */
+            experiment_name?: string;
+            /** Id */
+            id: number;
+            /** Knob */
+            knob: string;
+            /** Project Id */
+            project_id: number;
+            /** Rationale */
+            rationale: string;
+            /** Status */
+            status: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+        };
+        /** DecisionUpdate */
+        DecisionUpdate: {
+            /** After */
+            after?: string | null;
+            /** Before */
+            before?: string | null;
+            /** Comparison Id */
+            comparison_id?: number | null;
+            /** Comparison Short Id */
+            comparison_short_id?: string | null;
+            /** Component */
+            component?: string | null;
+            /** Knob */
+            knob?: string | null;
+            /** Rationale */
+            rationale?: string | null;
+            /** Status */
+            status?: ("proposed" | "adopted" | "rejected" | "inconclusive") | null;
+        };
+        /** ExperimentColumn */
+        ExperimentColumn: {
+            /** Id */
+            id: number;
+            /** Is Baseline */
+            is_baseline: boolean;
+            /** Name */
+            name: string;
+            /** Runs */
+            runs: components["schemas"]["RunInfo"][];
+        };
         /** ExperimentCreate */
         ExperimentCreate: {
             /**
@@ -764,6 +1390,30 @@ export interface components {
             status?: ("planned" | "running" | "done" | "archived") | null;
             /** Tags */
             tags?: string[] | null;
+        };
+        /** FileDiff */
+        FileDiff: {
+            /** Diff */
+            diff: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "config" | "sysctl" | "host_facts";
+            /** Name */
+            name: string;
+            /** Role */
+            role: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "same" | "changed" | "added" | "removed" | "binary";
+            /**
+             * Truncated
+             * @default false
+             */
+            truncated?: boolean;
         };
         /** FilePreview */
         FilePreview: {
@@ -968,6 +1618,21 @@ export interface components {
             /** Streams */
             streams?: string[];
         };
+        /** KnobChange */
+        KnobChange: {
+            /** After */
+            after: string;
+            /** Before */
+            before: string;
+            /** Component */
+            component: string;
+            /** Context */
+            context: string;
+            /** File */
+            file: string;
+            /** Knob */
+            knob: string;
+        };
         /** LoginRequest */
         LoginRequest: {
             /** Email */
@@ -993,6 +1658,211 @@ export interface components {
              * @enum {string}
              */
             role: "admin" | "member";
+        };
+        /**
+         * MetricVerdict
+         * @description One entry of the `perflab-agent compare --format json` contract (issue 5). Keys are experiment names.
+         */
+        MetricVerdict: {
+            /** Delta Pct */
+            delta_pct: {
+                [key: string]: number | null;
+            };
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "higher_is_better" | "lower_is_better" | "neutral";
+            /** Key */
+            key: string;
+            /** Runs */
+            runs: {
+                [key: string]: number;
+            };
+            /** Values */
+            values: {
+                [key: string]: number | null;
+            };
+            /** Verdict */
+            verdict: {
+                [key: string]: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+            };
+        };
+        /** Mover */
+        Mover: {
+            /** Baseline Value */
+            baseline_value: number | null;
+            /** Delta Pct */
+            delta_pct: number | null;
+            /** Experiment */
+            experiment: string;
+            /** Key */
+            key: string;
+            /** Label */
+            label: string;
+            /** Role */
+            role: string | null;
+            /**
+             * Section
+             * @enum {string}
+             */
+            section: "results" | "telemetry" | "syscalls" | "netqtop";
+            /** Significant */
+            significant: boolean;
+            /** Text */
+            text: string;
+            /** Value */
+            value: number | null;
+            /**
+             * Verdict
+             * @enum {string}
+             */
+            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+        };
+        /** NoteCreate */
+        NoteCreate: {
+            /** Body Md */
+            body_md: string;
+            /** Experiment Id */
+            experiment_id?: number | null;
+            /** Run Id */
+            run_id?: string | null;
+            /** T End S */
+            t_end_s?: number | null;
+            /** T Start S */
+            t_start_s?: number | null;
+        };
+        /** NoteRead */
+        NoteRead: {
+            /** Author Email */
+            author_email?: string | null;
+            /** Author Id */
+            author_id: number | null;
+            /** Body Md */
+            body_md: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Experiment Id */
+            experiment_id: number | null;
+            /** Id */
+            id: number;
+            /** Project Id */
+            project_id: number;
+            /** Run Id */
+            run_id: string | null;
+            /** T End S */
+            t_end_s: number | null;
+            /** T Start S */
+            t_start_s: number | null;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+        };
+        /** NoteRef */
+        NoteRef: {
+            /** Body Md */
+            body_md: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Experiment */
+            experiment: string | null;
+            /** Id */
+            id: number;
+            /** Run Id */
+            run_id: string | null;
+            /** T End S */
+            t_end_s: number | null;
+            /** T Start S */
+            t_start_s: number | null;
+        };
+        /** NoteUpdate */
+        NoteUpdate: {
+            /** Body Md */
+            body_md?: string | null;
+            /** T End S */
+            t_end_s?: number | null;
+            /** T Start S */
+            t_start_s?: number | null;
+        };
+        /** OverlayExperiment */
+        OverlayExperiment: {
+            /** Experiment */
+            experiment: string;
+            /** Is Baseline */
+            is_baseline: boolean;
+            /** Runs */
+            runs: components["schemas"]["OverlayRun"][];
+        };
+        /** OverlayLine */
+        OverlayLine: {
+            /** Downsampled */
+            downsampled: boolean;
+            /** Host */
+            host: string | null;
+            /** Stream Id */
+            stream_id: number;
+            /** T */
+            t: number[];
+            /** V */
+            v: number[];
+        };
+        /** OverlayMetric */
+        OverlayMetric: {
+            /** Key */
+            key: string;
+            /** Label */
+            label: string;
+            /** Role */
+            role: string;
+            /** Unit */
+            unit: string;
+        };
+        /** OverlayRef */
+        OverlayRef: {
+            /** Metric */
+            metric: string;
+            /** Role */
+            role: string;
+        };
+        /** OverlayReply */
+        OverlayReply: {
+            /** Experiments */
+            experiments: components["schemas"]["OverlayExperiment"][];
+            /** Label */
+            label: string;
+            /** Max Points */
+            max_points: number;
+            /** Metric */
+            metric: string;
+            /** Notes */
+            notes: components["schemas"]["NoteRef"][];
+            /** Role */
+            role: string;
+            /** T End S */
+            t_end_s: number | null;
+            /** T Start S */
+            t_start_s: number | null;
+            /** Unit */
+            unit: string;
+        };
+        /** OverlayRun */
+        OverlayRun: {
+            /** Label */
+            label: string;
+            /** Lines */
+            lines: components["schemas"]["OverlayLine"][];
+            /** Run Id */
+            run_id: string;
+            /** Started At */
+            started_at: string | null;
         };
         /** PasswordChange */
         PasswordChange: {
@@ -1078,6 +1948,33 @@ export interface components {
             description?: string | null;
             /** Name */
             name?: string | null;
+        };
+        /** ResultRow */
+        ResultRow: {
+            /** Cells */
+            cells: {
+                [key: string]: components["schemas"]["Cell"];
+            };
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "higher_is_better" | "lower_is_better" | "neutral";
+            /** Key */
+            key: string;
+            /** Label */
+            label: string;
+            /** Unit */
+            unit: string;
+        };
+        /** RoleTelemetry */
+        RoleTelemetry: {
+            /** Hosts */
+            hosts: string[];
+            /** Role */
+            role: string;
+            /** Rows */
+            rows: components["schemas"]["TelemetryRow"][];
         };
         /** RunCreate */
         RunCreate: {
@@ -1195,6 +2092,26 @@ export interface components {
             /** State */
             state: string;
         };
+        /** RunInfo */
+        RunInfo: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Id */
+            id: string;
+            /** Label */
+            label: string;
+            /** Started At */
+            started_at: string | null;
+            /** Status */
+            status: string;
+            /** Status Reasons */
+            status_reasons: string[];
+            /** Warnings */
+            warnings: components["schemas"]["RunWarning"][];
+        };
         /** RunListItem */
         RunListItem: {
             /**
@@ -1244,6 +2161,18 @@ export interface components {
             page_size: number;
             /** Total */
             total: number;
+        };
+        /** RunWarning */
+        RunWarning: {
+            /** Kind */
+            kind: string;
+            /** Message */
+            message: string;
+        };
+        /** SavedComparison */
+        SavedComparison: {
+            compare: components["schemas"]["CompareReply"];
+            comparison: components["schemas"]["ComparisonRead"];
         };
         /** SeriesData */
         SeriesData: {
@@ -1303,10 +2232,140 @@ export interface components {
             /** Server Time */
             server_time: number;
         };
+        /** ShareLinkCreate */
+        ShareLinkCreate: {
+            /**
+             * Expires In Days
+             * @default 90
+             */
+            expires_in_days?: number;
+            /**
+             * Note
+             * @default
+             */
+            note?: string;
+        };
+        /** ShareLinkCreated */
+        ShareLinkCreated: {
+            /** Comparison Id */
+            comparison_id: number;
+            /** Comparison Short Id */
+            comparison_short_id: string;
+            /** Comparison Title */
+            comparison_title: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Created By */
+            created_by: string | null;
+            /**
+             * Expires At
+             * Format: date-time
+             */
+            expires_at: string;
+            /** Hint */
+            hint: string;
+            /** Id */
+            id: number;
+            /** Last Used At */
+            last_used_at: string | null;
+            /** Note */
+            note: string;
+            /** Revoked At */
+            revoked_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "active" | "revoked" | "expired";
+            /** Token */
+            token: string;
+            /** Url */
+            url: string;
+        };
+        /** ShareLinkRead */
+        ShareLinkRead: {
+            /** Comparison Id */
+            comparison_id: number;
+            /** Comparison Short Id */
+            comparison_short_id: string;
+            /** Comparison Title */
+            comparison_title: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Created By */
+            created_by: string | null;
+            /**
+             * Expires At
+             * Format: date-time
+             */
+            expires_at: string;
+            /** Hint */
+            hint: string;
+            /** Id */
+            id: number;
+            /** Last Used At */
+            last_used_at: string | null;
+            /** Note */
+            note: string;
+            /** Revoked At */
+            revoked_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "active" | "revoked" | "expired";
+        };
+        /** ShareView */
+        ShareView: {
+            compare: components["schemas"]["CompareReply"];
+            comparison: components["schemas"]["SharedComparison"];
+        };
+        /**
+         * SharedComparison
+         * @description What a share link opens: the frozen comparison, read-only.
+         */
+        SharedComparison: {
+            /** Baseline */
+            baseline: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Experiments */
+            experiments: string[];
+            /**
+             * Expires At
+             * Format: date-time
+             */
+            expires_at: string;
+            /** Title */
+            title: string;
+            view_state: components["schemas"]["ViewState"];
+        };
         /** Start */
         Start: {
             /** Started At */
             started_at?: number | null;
+        };
+        /** StatsMethod */
+        StatsMethod: {
+            /** Confidence */
+            confidence: number;
+            /** Detail */
+            detail: string;
+            /** Name */
+            name: string;
+            /** Resamples */
+            resamples: number;
+            /** Seed */
+            seed: number;
         };
         /** StreamRead */
         StreamRead: {
@@ -1347,6 +2406,94 @@ export interface components {
             role: string;
             /** Warnings */
             warnings: string[];
+        };
+        /** SyscallCell */
+        SyscallCell: {
+            /** Calls */
+            calls: number | null;
+            /** Calls Delta Pct */
+            calls_delta_pct?: number | null;
+            /**
+             * Calls Verdict
+             * @default no_data
+             * @enum {string}
+             */
+            calls_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+            /** Errors */
+            errors: number | null;
+            /** N */
+            n: number;
+            /** Seconds */
+            seconds: number | null;
+            /** Seconds Delta Pct */
+            seconds_delta_pct?: number | null;
+            /**
+             * Seconds Verdict
+             * @default no_data
+             * @enum {string}
+             */
+            seconds_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+            /** Usecs Per Call */
+            usecs_per_call: number | null;
+        };
+        /** SyscallRow */
+        SyscallRow: {
+            /** Cells */
+            cells: {
+                [key: string]: components["schemas"]["SyscallCell"];
+            };
+            /** Change Score */
+            change_score: number;
+            /** Summary */
+            summary: {
+                [key: string]: string;
+            };
+            /** Syscall */
+            syscall: string;
+        };
+        /** SyscallTable */
+        SyscallTable: {
+            /** Process */
+            process: string;
+            /** Role */
+            role: string;
+            /** Rows */
+            rows: components["schemas"]["SyscallRow"][];
+            /** Totals */
+            totals: {
+                [key: string]: components["schemas"]["SyscallCell"];
+            };
+        };
+        /** TelemetryRow */
+        TelemetryRow: {
+            /** Cells */
+            cells: {
+                [key: string]: components["schemas"]["Cell"];
+            };
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "higher_is_better" | "lower_is_better" | "neutral";
+            /** Key */
+            key: string;
+            /** Label */
+            label: string;
+            /** Metric */
+            metric: string;
+            /** Role */
+            role: string;
+            /** Source */
+            source: string;
+            /** Unit */
+            unit: string;
+        };
+        /** TimeRange */
+        TimeRange: {
+            /** End S */
+            end_s: number;
+            /** Start S */
+            start_s: number;
         };
         /** TokenCreate */
         TokenCreate: {
@@ -1442,6 +2589,30 @@ export interface components {
             msg: string;
             /** Error Type */
             type: string;
+        };
+        /** Validity */
+        Validity: {
+            /** Flagged Runs */
+            flagged_runs: number;
+            /** Summary */
+            summary: string[];
+        };
+        /**
+         * ViewState
+         * @description What the page showed when saved. Overlays and the time range also bound what a share link may read.
+         */
+        ViewState: {
+            /** Metrics */
+            metrics?: string[];
+            /** Overlays */
+            overlays?: components["schemas"]["OverlayRef"][];
+            /** Sections */
+            sections?: string[];
+            time_range?: components["schemas"]["TimeRange"] | null;
+            /** Ui */
+            ui?: {
+                [key: string]: unknown;
+            };
         };
     };
     responses: never;
@@ -1893,6 +3064,298 @@ export interface operations {
             };
         };
     };
+    "comparisons-get_comparison": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                short_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedComparison"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "comparisons-comparison_export_csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                short_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "comparisons-comparison_export_json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                short_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareReply"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "comparisons-comparison_markdown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                short_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "comparisons-comparison_overlay": {
+        parameters: {
+            query: {
+                role: string;
+                metric: string;
+                max_points?: number;
+                t_start_s?: number | null;
+                t_end_s?: number | null;
+                runs?: string[] | null;
+            };
+            header?: never;
+            path: {
+                short_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverlayReply"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "comparisons-create_share_link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                short_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareLinkCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "decisions-get_decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                decision_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "decisions-delete_decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                decision_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "decisions-update_decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                decision_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecisionUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "experiments-get_experiment": {
         parameters: {
             query?: never;
@@ -1946,6 +3409,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExperimentRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "decisions-prefill_decision": {
+        parameters: {
+            query?: {
+                baseline?: string | null;
+            };
+            header?: never;
+            path: {
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionDraft"][];
                 };
             };
             /** @description Validation Error */
@@ -2033,6 +3529,101 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BatchReply"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "notes-get_note": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                note_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoteRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "notes-delete_note": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                note_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "notes-update_note": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                note_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoteUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoteRead"];
                 };
             };
             /** @description Validation Error */
@@ -2194,6 +3785,321 @@ export interface operations {
             };
         };
     };
+    "compare-compare": {
+        parameters: {
+            query: {
+                /** @description experiment names or ids, repeated */
+                experiments: string[];
+                baseline?: string | null;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareReply"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "compare-compare_export_csv": {
+        parameters: {
+            query: {
+                /** @description experiment names or ids, repeated */
+                experiments: string[];
+                baseline?: string | null;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "compare-compare_export_json": {
+        parameters: {
+            query: {
+                /** @description experiment names or ids, repeated */
+                experiments: string[];
+                baseline?: string | null;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareReply"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "compare-compare_markdown": {
+        parameters: {
+            query: {
+                /** @description experiment names or ids, repeated */
+                experiments: string[];
+                baseline?: string | null;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "compare-compare_overlay": {
+        parameters: {
+            query: {
+                role: string;
+                metric: string;
+                max_points?: number;
+                t_start_s?: number | null;
+                t_end_s?: number | null;
+                /** @description experiment names or ids, repeated */
+                experiments: string[];
+                baseline?: string | null;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverlayReply"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "comparisons-list_comparisons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComparisonRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "comparisons-save_comparison": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComparisonCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComparisonRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "decisions-list_decisions": {
+        parameters: {
+            query?: {
+                status?: ("proposed" | "adopted" | "rejected" | "inconclusive") | null;
+                experiment_id?: number | null;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "decisions-create_decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecisionCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "experiments-list_experiments": {
         parameters: {
             query?: {
@@ -2206,6 +4112,7 @@ export interface operations {
                 status?: string | null;
                 created_after?: string | null;
                 created_before?: string | null;
+                decision?: string | null;
             };
             header?: never;
             path: {
@@ -2371,6 +4278,76 @@ export interface operations {
             };
         };
     };
+    "notes-list_notes": {
+        parameters: {
+            query?: {
+                experiment_id?: number | null;
+                run_id?: string | null;
+                scope?: string | null;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoteRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "notes-create_note": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoteCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoteRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "runs-list_project_runs": {
         parameters: {
             query?: {
@@ -2393,6 +4370,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "comparisons-list_share_links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkRead"][];
                 };
             };
             /** @description Validation Error */
@@ -2586,6 +4594,106 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SeriesDataReply"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "comparisons-revoke_share_link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                link_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "share-share_view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareView"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "share-share_overlay": {
+        parameters: {
+            query: {
+                role: string;
+                metric: string;
+                max_points?: number;
+                t_start_s?: number | null;
+                t_end_s?: number | null;
+                runs?: string[] | null;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverlayReply"];
                 };
             };
             /** @description Validation Error */

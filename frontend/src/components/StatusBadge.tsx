@@ -18,6 +18,11 @@ const TONES: Record<string, Tone> = {
   closed: "good",
   joined: "info",
   collecting: "live",
+  // decisions
+  proposed: "info",
+  adopted: "good",
+  rejected: "neutral",
+  inconclusive: "warn",
   // tokens, hosts
   active: "good",
   revoked: "neutral",

@@ -19,6 +19,7 @@ describe("experiment history URL state", () => {
       q: "",
       tags: [],
       status: "",
+      decision: "",
       from: "",
       to: "",
       selected: [],
@@ -32,6 +33,7 @@ describe("experiment history URL state", () => {
       q: "buffers",
       tags: ["nginx", "proxy"],
       status: "done",
+      decision: "adopted",
       from: "2026-11-01",
       to: "2026-11-22",
       selected: [4, 9],
@@ -49,13 +51,22 @@ describe("experiment history URL state", () => {
       selected: [4, 9],
     });
     expect(url.toString()).toBe(
-      "from=2026-11-01&order=asc&q=buffers&sel=4&sel=9&sort=p99&status=done&tag=nginx&tag=proxy&to=2026-11-22",
+      "decision=adopted&from=2026-11-01&order=asc&q=buffers&sel=4&sel=9&sort=p99&status=done&tag=nginx&tag=proxy&to=2026-11-22",
     );
   });
 
   it("ignores values it does not know instead of sending them to the server", () => {
-    const s = parseHistoryState(p("sort=drop_table&order=sideways&status=weird&page=abc&size=100000"));
-    expect(s).toMatchObject({ sort: "created", order: "desc", status: "", page: 1, pageSize: 50 });
+    const s = parseHistoryState(
+      p("sort=drop_table&order=sideways&status=weird&decision=maybe&page=abc&size=100000"),
+    );
+    expect(s).toMatchObject({
+      sort: "created",
+      order: "desc",
+      status: "",
+      decision: "",
+      page: 1,
+      pageSize: 50,
+    });
   });
 
   it("goes back to page 1 when the filters change, but not when only the selection does", () => {
@@ -67,7 +78,7 @@ describe("experiment history URL state", () => {
   });
 
   it("clears filters but keeps sort and selection", () => {
-    const url = clearFilters(p("q=x&tag=a&status=done&from=2026-01-01&sort=name&sel=5"));
+    const url = clearFilters(p("q=x&tag=a&status=done&decision=none&from=2026-01-01&sort=name&sel=5"));
     expect(url.toString()).toBe("sel=5&sort=name");
     expect(hasFilters(parseHistoryState(url))).toBe(false);
   });

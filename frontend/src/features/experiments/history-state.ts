@@ -24,6 +24,10 @@ export const EXPERIMENT_STATUSES = [
 ] as const satisfies readonly NonNullable<Schemas["ExperimentCreate"]["status"]>[];
 export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
 
+// The latest decision's status, or "none" for experiments without a decision yet.
+export const DECISION_FILTERS = ["proposed", "adopted", "rejected", "inconclusive", "none"] as const;
+export type DecisionFilter = (typeof DECISION_FILTERS)[number];
+
 export const DEFAULT_PAGE_SIZE = 50;
 export const PAGE_SIZES = [25, 50, 100, 200] as const;
 
@@ -35,6 +39,7 @@ export interface HistoryState {
   q: string;
   tags: string[];
   status: ExperimentStatus | "";
+  decision: DecisionFilter | "";
   /** Calendar dates (YYYY-MM-DD), inclusive, in the viewer's time zone. */
   from: string;
   to: string;
@@ -53,6 +58,7 @@ export function parseHistoryState(params: URLSearchParams): HistoryState {
     q: readString(params, "q"),
     tags: readList(params, "tag"),
     status: readEnum(params, "status", ["", ...EXPERIMENT_STATUSES] as const, ""),
+    decision: readEnum(params, "decision", ["", ...DECISION_FILTERS] as const, ""),
     from: readDate(params, "from"),
     to: readDate(params, "to"),
     selected: readIntList(params, "sel"),
@@ -69,7 +75,9 @@ export function updateHistoryParams(
 ): URLSearchParams {
   const resetsPage =
     change.page === undefined &&
-    (["pageSize", "sort", "order", "q", "tags", "status", "from", "to"] as const).some((k) => k in change);
+    (["pageSize", "sort", "order", "q", "tags", "status", "decision", "from", "to"] as const).some(
+      (k) => k in change,
+    );
   const patch: Record<string, string | number | string[] | number[] | undefined> = {};
   if (change.page !== undefined) patch.page = change.page;
   if (resetsPage) patch.page = 1;
@@ -79,6 +87,7 @@ export function updateHistoryParams(
   if (change.q !== undefined) patch.q = change.q.trim();
   if (change.tags !== undefined) patch.tag = change.tags;
   if (change.status !== undefined) patch.status = change.status;
+  if (change.decision !== undefined) patch.decision = change.decision;
   if (change.from !== undefined) patch.from = change.from;
   if (change.to !== undefined) patch.to = change.to;
   if (change.selected !== undefined) patch.sel = change.selected;
@@ -86,11 +95,11 @@ export function updateHistoryParams(
 }
 
 export function hasFilters(s: HistoryState): boolean {
-  return Boolean(s.q || s.tags.length || s.status || s.from || s.to);
+  return Boolean(s.q || s.tags.length || s.status || s.decision || s.from || s.to);
 }
 
 export function clearFilters(current: URLSearchParams): URLSearchParams {
-  return updateHistoryParams(current, { q: "", tags: [], status: "", from: "", to: "" });
+  return updateHistoryParams(current, { q: "", tags: [], status: "", decision: "", from: "", to: "" });
 }
 
 /** The API's query for this state (the server does the paging, sorting and filtering). */
@@ -103,6 +112,7 @@ export function historyQuery(s: HistoryState) {
     q: s.q || undefined,
     tag: s.tags.length ? s.tags : undefined,
     status: s.status || undefined,
+    decision: s.decision || undefined,
     created_after: dayStartIso(s.from),
     // Exclusive upper bound at the next midnight, so "to" includes the whole day.
     created_before: dayStartIso(s.to, 1),

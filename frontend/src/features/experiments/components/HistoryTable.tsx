@@ -131,18 +131,21 @@ export function HistoryTable({ slug, items, state, loading, onSort, onToggle, on
   );
 }
 
-// Decisions arrive with the compare feature; until then the column shows whatever summary is there.
+// The experiment's latest decision: status, then "component knob: before → after". The API types the
+// decision as a free-form object, so every field is read defensively.
 function DecisionCell({ decision }: { decision: ExperimentListItem["decision"] }) {
   if (!decision) return <span className="faint">—</span>;
   const d = decision as Record<string, unknown>;
-  const status = typeof d.status === "string" ? d.status : null;
-  const knob = typeof d.knob === "string" ? d.knob : null;
-  const change =
-    typeof d.before === "string" && typeof d.after === "string" ? `${d.before} → ${d.after}` : null;
+  const text = (k: string) => (typeof d[k] === "string" && d[k] ? (d[k] as string) : null);
+  const status = text("status");
+  const what = [text("component"), text("knob")].filter(Boolean).join(" ");
+  const before = text("before");
+  const after = text("after");
+  const change = before || after ? `${before ?? "?"} → ${after ?? "?"}` : null;
   return (
-    <span className="nowrap">
-      {status ? <span className="badge plain">{status}</span> : null} {knob}
-      {change ? <span className="muted"> {change}</span> : null}
+    <span title={[what, change].filter(Boolean).join(": ")}>
+      {status ? <StatusBadge status={status} /> : null} <span className="nowrap">{what}</span>
+      {change ? <span className="muted mono"> {change}</span> : null}
     </span>
   );
 }

@@ -1,7 +1,13 @@
 // Search and filters of the experiment history. Every control writes to the URL; the search box
 // waits for a pause in typing so that each keystroke is not a request and a history entry.
 import { useEffect, useState } from "react";
-import { EXPERIMENT_STATUSES, type ExperimentStatus, type HistoryState } from "../history-state";
+import {
+  DECISION_FILTERS,
+  type DecisionFilter,
+  EXPERIMENT_STATUSES,
+  type ExperimentStatus,
+  type HistoryState,
+} from "../history-state";
 
 interface Props {
   state: HistoryState;
@@ -57,6 +63,24 @@ export function HistoryToolbar({ state, knownTags, onChange, onClear, filtered }
           {EXPERIMENT_STATUSES.map((s) => (
             <option key={s} value={s}>
               {s}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="history-decision" className="field-label">
+          Decision
+        </label>
+        <select
+          id="history-decision"
+          className="select"
+          value={state.decision}
+          onChange={(e) => onChange({ decision: e.target.value as DecisionFilter | "" })}
+        >
+          <option value="">Any</option>
+          {DECISION_FILTERS.map((d) => (
+            <option key={d} value={d}>
+              {d === "none" ? "none yet" : d}
             </option>
           ))}
         </select>
