@@ -283,13 +283,17 @@ class NetqtopLineParser(LineParser):
             else:
                 self.current = None
         if self.count == 0:
+            if self.started_at:
+                raise ParseError(
+                    "a netqtop timestamp but no TX/RX tables after it", self.started_at
+                )
             if self.first_unknown is not None:
                 n, line = self.first_unknown
                 raise ParseError(
                     f"expected netqtop output (a timestamp, 'TX', 'QueueID avg_size ...'), got {show(line)}",
                     n,
                 )
-            raise ParseError("no netqtop tables in the input", None)
+            raise ParseError("no netqtop output: the input is empty", None)
         return out
 
     def result(self, records: list[JSON]) -> JSON:

@@ -27,6 +27,16 @@ from ._common import JSON, ParseError, show, split_lines, to_float
 KIND = "perf-stat"
 
 
+_UNITS = frozenset({"msec", "usec", "ns", "Joules", "MiB", "ms", "W", "Watts"})
+_EVENT_CHARS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-:./=,"
+)
+
+
+def _event_name(tok: str) -> bool:
+    return tok.isascii() and set(tok) <= _EVENT_CHARS and tok[0].isalpha()
+
+
 def _number(tok: str) -> float | None:
     return to_float(tok.replace(",", "")) if tok.count(".") <= 1 else None
 
@@ -138,22 +148,33 @@ def _parse_text(lines: list[tuple[int, str]], out: JSON) -> None:
                 )
                 continue
         unit = ""
-        if len(rest) >= 2 and rest[0] in ("msec", "usec", "ns", "Joules", "MiB", "ms"):
+        if len(rest) >= 2 and rest[0] in _UNITS:
             unit = rest[0]
             rest = rest[1:]
-        if not rest:
+        tail = " ".join(rest[1:])
+        # "VALUE [UNIT] EVENT [(NN.NN%)]" and nothing else: wrk's "56497 requests in 10.04s"
+        # or "2 threads and 10 connections" must not become counters.
+        if (
+            not rest
+            or not _event_name(rest[0])
+            or (tail and not (tail[0] == "(" and tail.endswith("%)")))
+        ):
             out["warnings"].append(
-                f"line {n}: counter without an event name, ignored: {show(line)}"
+                f"line {n}: not a perf stat counter line, ignored: {show(line)}"
             )
             continue
         c = _counter(rest[0], value, unit, raw)
-        tail = " ".join(rest[1:])
         if tail.startswith("(") and tail.endswith("%)"):
             c["pct_running"] = to_float(tail[1:-2].strip())
         m = metric.split("(")[0].split()
         if m and _number(m[0]) is not None:
             c["metric_value"] = _number(m[0])
             c["metric_unit"] = " ".join(m[1:]) or None
+        last = metric.rstrip()
+        if last.endswith("%)") and "(" in last and "+-" not in last[last.rfind("(") :]:
+            c["pct_running"] = to_float(
+                last[last.rfind("(") + 1 : -2].strip()
+            )  # multiplexed
         if "+-" in metric:
             v = metric.split("+-")[1].split("%")[0].strip()
             c["variance_pct"] = to_float(v)

@@ -309,7 +309,7 @@ class PidstatLineParser(LineParser):
         row["command"] = command
         return row
 
-    def _clock(self, tokens: list[str], n: int) -> tuple[JSON, int] | None:
+    def _clock(self, tokens: list[str], commit: bool) -> tuple[JSON, int] | None:
         k = self.label_len
         if self.hmode:
             k = 2 if len(tokens) > 1 and tokens[1] in _MERIDIEM else 1
@@ -329,8 +329,10 @@ class PidstatLineParser(LineParser):
                 else None
             )
             out["timestamp"] = stamp.isoformat() if stamp else None
-        elif self.date is not None:
-            if self.last_secs is not None and secs < self.last_secs:
+        elif self.date is not None and commit:
+            # Midnight: the clock jumps back by most of a day. Small steps back are normal (the
+            # header of a report block carries the previous interval's time).
+            if self.last_secs is not None and secs < self.last_secs - 43200:
                 self.day += 1
             self.last_secs = secs
             day = _dt.date.fromisoformat(self.date) + _dt.timedelta(days=self.day)
@@ -358,11 +360,14 @@ class PidstatLineParser(LineParser):
                 self._merge_average(row)
             return []
         if self.cols and tokens[0][:1].isdigit():
-            clock = self._clock(tokens, n)
+            is_header = tokens[-1] == "Command" and any(
+                t in COLUMNS for t in tokens[1:3]
+            )
+            clock = self._clock(tokens, commit=not is_header)
             if clock is not None:
                 stamp, k = clock
                 rest = tokens[k:]
-                if rest and rest[-1] == "Command" and rest[0] in COLUMNS:
+                if is_header and rest and rest[-1] == "Command" and rest[0] in COLUMNS:
                     self._header(tokens, n)
                     return []
                 row = self._values(rest, self.cols, n)

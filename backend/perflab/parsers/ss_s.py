@@ -43,6 +43,8 @@ def parse(text: str) -> JSON:
         if not stripped:
             continue
         tokens = stripped.replace(",", " ").replace("(", " ").replace(")", " ").split()
+        if not tokens:
+            continue
         if tokens[0] == "Total:" and len(tokens) >= 2:
             out["total"] = to_int(tokens[1])
             if "kernel" in tokens:

@@ -32,7 +32,7 @@ from itertools import compress, repeat
 from operator import itemgetter
 from typing import Any
 
-from ._common import JSON, ParseError, show, split_lines
+from ._common import JSON, ParseError, show, split_lines, to_int
 
 KIND = "strace"
 
@@ -210,6 +210,13 @@ def parse(text: str) -> JSON:
     return summarize(groups, nlines, lambda: split_lines(text))
 
 
+def _by_count_then_value(item: tuple[str, int]) -> tuple[int, int, int, str]:
+    """Most frequent first; ties in numeric order, like `sort | uniq -c | sort -rn`."""
+    text, count = item
+    number = to_int(text.partition(" ")[0])
+    return (-count, 0 if number is not None else 1, number or 0, text)
+
+
 def summarize(groups: Groups, nlines: int, get_lines: Callable[[], list[str]]) -> JSON:
     """The result document from grouped line counts (``group_lines`` of one text, or the sum of
     those of consecutive pieces of it); ``get_lines`` is only called to name a bad line."""
@@ -288,9 +295,7 @@ def summarize(groups: Groups, nlines: int, get_lines: Callable[[], list[str]]) -
         pending = e["unfinished"] - e["resumed"]
         syscalls[name] = {
             "calls": e["calls"],
-            "returns": dict(
-                sorted(e["returns"].items(), key=lambda kv: (-kv[1], kv[0]))
-            ),
+            "returns": dict(sorted(e["returns"].items(), key=_by_count_then_value)),
             "errors": dict(sorted(e["errors"].items(), key=lambda kv: (-kv[1], kv[0]))),
             "sum_returns": e["sum_returns"],
             "unfinished": max(pending, 0),
