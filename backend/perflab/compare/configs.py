@@ -1,0 +1,173 @@
+"""What changed between two runs: unified diffs of config snapshots, sysctls and host facts, and the
+knob changes read from them (`proxy_buffers (default) -> 4 128k`) that pre-fill a decision.
+
+Pure text in, data out: no database, no web framework.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT = "(default)"
+MAX_DIFF_LINES = 2000
+
+
+@dataclass(frozen=True)
+class Knob:
+    component: str
+    knob: str
+    context: str
+    before: str
+    after: str
+    file: str
+
+
+def unified_diff(before: str, after: str, *, from_name: str, to_name: str) -> tuple[str, bool]:
+    """The unified diff (empty when equal) and whether it was cut at MAX_DIFF_LINES."""
+    lines = list(
+        difflib.unified_diff(before.splitlines(), after.splitlines(), fromfile=from_name, tofile=to_name, lineterm="")
+    )
+    truncated = len(lines) > MAX_DIFF_LINES
+    return "\n".join(lines[:MAX_DIFF_LINES]), truncated
+
+
+def component_of(file_name: str, kind: str) -> str:
+    if kind == "sysctl":
+        return "kernel"
+    base = re.split(r"[\\/]", file_name)[-1]
+    stem = base.split(".", 1)[0] if "." in base else base
+    return stem or base or "config"
+
+
+# -- nginx-like configs: `directive args;` and `block args { ... }` ----------------------------------
+
+
+def _tokens(text: str) -> list[str]:
+    """Words, quoted strings (kept with quotes), and the punctuation `{`, `}`, `;`. Comments dropped."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    word: list[str] = []
+
+    def flush() -> None:
+        if word:
+            out.append("".join(word))
+            word.clear()
+
+    while i < n:
+        ch = text[i]
+        if ch in "\"'":
+            end = i + 1
+            while end < n and text[end] != ch:
+                end += 2 if text[end] == "\\" else 1
+            word.append(text[i : end + 1])
+            i = end + 1
+            continue
+        if ch == "#" and not word:
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        if ch in "{};":
+            flush()
+            out.append(ch)
+        elif ch.isspace():
+            flush()
+        else:
+            word.append(ch)
+        i += 1
+    flush()
+    return out
+
+
+def looks_like_nginx(text: str) -> bool:
+    lines = [ln.split("#", 1)[0].strip() for ln in text.splitlines()]
+    lines = [ln for ln in lines if ln]
+    if not lines or "{" not in text:
+        return False
+    ended = sum(ln.endswith((";", "{", "}")) for ln in lines)
+    return ended / len(lines) >= 0.8
+
+
+def nginx_directives(text: str) -> dict[tuple[str, str], str]:
+    """{(context, directive): args} with repeated directives joined by ' | ' in file order."""
+    out: dict[tuple[str, str], list[str]] = {}
+    stack: list[str] = []
+    seen_blocks: dict[tuple[str, ...], int] = {}
+    words: list[str] = []
+    for tok in _tokens(text):
+        if tok == ";":
+            if words:
+                out.setdefault((" > ".join(stack), words[0]), []).append(" ".join(words[1:]))
+            words = []
+        elif tok == "{":
+            label = " ".join(words) or "{}"
+            # Two `server` blocks in one `http`: number the second one so their directives stay apart.
+            key = (*stack, label)
+            seen_blocks[key] = seen_blocks.get(key, 0) + 1
+            stack.append(label if seen_blocks[key] == 1 else f"{label}#{seen_blocks[key]}")
+            words = []
+        elif tok == "}":
+            if stack:
+                stack.pop()
+            words = []
+        else:
+            words.append(tok)
+    return {k: " | ".join(v) for k, v in out.items()}
+
+
+def key_values(text: str) -> dict[tuple[str, str], str]:
+    """`name = value` lines (sysctl -a, sysctl.conf, ini-like files)."""
+    out: dict[tuple[str, str], str] = {}
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+            continue
+        if "=" in line:
+            k, _, v = line.partition("=")
+            out[(section, k.strip())] = v.strip()
+    return out
+
+
+def knob_changes(before: str | None, after: str | None, *, file: str, kind: str) -> list[Knob]:
+    """Directives whose value differs; a side without the directive shows `(default)`.
+
+    A file that exists on one side only yields no knobs: without the other side's file, "before"
+    would be a guess.
+    """
+    if before is None or after is None:
+        return []
+    if kind == "sysctl" or not (looks_like_nginx(before) or looks_like_nginx(after)):
+        a, b = key_values(before), key_values(after)
+    else:
+        a, b = nginx_directives(before), nginx_directives(after)
+    component = component_of(file, kind)
+    out = []
+    for key in sorted(set(a) | set(b), key=lambda k: (k[0], k[1])):
+        va, vb = a.get(key), b.get(key)
+        if va == vb:
+            continue
+        context, name = key
+        out.append(Knob(component, name, context, DEFAULT if va is None else va, DEFAULT if vb is None else vb, file))
+    return out
+
+
+def facts_text(facts: dict[str, Any]) -> str:
+    """Host facts as sorted `key = value` lines, nested keys dotted, so they diff line by line."""
+    lines: list[str] = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict) and value:
+            for k in sorted(value):
+                walk(f"{prefix}.{k}" if prefix else str(k), value[k])
+        else:
+            lines.append(f"{prefix} = {json.dumps(value, sort_keys=True) if not isinstance(value, str) else value}")
+
+    walk("", facts)
+    return "\n".join(lines) + ("\n" if lines else "")

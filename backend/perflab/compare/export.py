@@ -1,0 +1,141 @@
+"""A comparison as CSV (tidy, formula-neutralised), JSON, and GitHub Markdown for pull requests."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from perflab.compare.schemas import Cell, CompareReply
+
+# A spreadsheet runs a text cell starting with one of these as a formula (RELIABILITY.md item 8).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\0")
+
+CSV_HEADER = (
+    "section", "role", "key", "label", "unit", "direction", "experiment", "is_baseline", "runs", "median", "min",
+    "max", "delta_pct", "ci_low_pct", "ci_high_pct", "verdict", "noise_floor_pct", "flags",
+)
+
+
+def neutralise(value: Any) -> Any:
+    """Numbers stay numbers; text that a spreadsheet would evaluate gets a leading apostrophe."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return value
+    s = str(value)
+    return "'" + s if s.startswith(FORMULA_START) else s
+
+
+def _cell_fields(cell: Cell) -> list[Any]:
+    return [cell.n, cell.median, cell.min, cell.max, cell.delta_pct, cell.ci_low_pct, cell.ci_high_pct, cell.verdict,
+            cell.noise_floor_pct, " | ".join(cell.flags)]
+
+
+def to_csv(reply: CompareReply) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerow(CSV_HEADER)
+    base = reply.baseline
+
+    def row(*values: Any) -> None:
+        w.writerow([neutralise(v) for v in values])
+
+    for r in reply.results:
+        for name, cell in r.cells.items():
+            row("results", "", r.key, r.label, r.unit, r.direction, name, name == base, *_cell_fields(cell))
+    for t in reply.telemetry:
+        for tr in t.rows:
+            for name, cell in tr.cells.items():
+                row("telemetry", t.role, tr.key, tr.label, tr.unit, tr.direction, name, name == base,
+                    *_cell_fields(cell))
+    for tr in reply.netqtop:
+        for name, cell in tr.cells.items():
+            row("netqtop", tr.role, tr.key, tr.label, tr.unit, tr.direction, name, name == base, *_cell_fields(cell))
+    for table in reply.syscalls:
+        for sr in table.rows:
+            for name, sc in sr.cells.items():
+                for what, median, delta, verdict in (("calls", sc.calls, sc.calls_delta_pct, sc.calls_verdict),
+                                                     ("seconds", sc.seconds, sc.seconds_delta_pct, sc.seconds_verdict)):
+                    row("syscalls", table.role, f"strace.{table.process}.{sr.syscall}.{what}",
+                        f"{sr.syscall} {what}", "s" if what == "seconds" else "calls", "neutral", name, name == base,
+                        sc.n, median, None, None, delta, None, None, verdict, None, "")
+    return buf.getvalue()
+
+
+# -- Markdown -------------------------------------------------------------------------------------------
+
+
+def md_escape(text: str) -> str:
+    """Table-safe and inert: pipes escaped, HTML brackets as entities, one line."""
+    return (text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("\r", " ").replace("\n", " "))
+
+
+def _bytes(v: float) -> str:
+    for unit, size in (("GB", 1024**3), ("MB", 1024**2), ("KB", 1024)):
+        if abs(v) >= size:
+            return f"{v / size:.2f}{unit}"
+    return f"{v:.0f}B"
+
+
+def fmt_value(v: float | None, unit: str) -> str:
+    if v is None:
+        return "-"
+    if unit == "ms":
+        return f"{v:.2f}ms"
+    if unit == "B/s":
+        return _bytes(v)
+    if unit in ("requests", "responses", "errors"):
+        return f"{v:.0f}"
+    if unit == "%":
+        return f"{v:.1f}%"
+    return f"{v:.2f}"
+
+
+def fmt_delta(pct: float | None) -> str:
+    if pct is None:
+        return "n/a"
+    return f"{pct:+.0f}%" if abs(pct) >= 100 else f"{pct:+.1f}%"
+
+
+VERDICT_WORDS = {
+    "better": "better", "worse": "worse", "within_noise": "within noise", "single_run": "1 run: no noise estimate",
+    "increased": "up", "decreased": "down", "no_data": "no data",
+}
+
+
+def to_markdown(reply: CompareReply, *, link: str | None = None) -> str:
+    runs = {c.name: len(c.runs) for c in reply.columns}
+    names = reply.experiments
+    head = ["metric"] + [f"{md_escape(n)} ({runs.get(n, 0)} run{'s' if runs.get(n, 0) != 1 else ''})" for n in names]
+    lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * len(names) + "|"]
+    for r in reply.results:
+        cells = [md_escape(r.label)]
+        for n in names:
+            c = r.cells[n]
+            text = fmt_value(c.median, r.unit)
+            if n != reply.baseline and c.median is not None:
+                text += f" ({fmt_delta(c.delta_pct)}, {VERDICT_WORDS[c.verdict]})"
+            if c.flags:
+                text += " ⚠"
+            cells.append(text)
+        lines.append("| " + " | ".join(cells) + " |")
+    out = "\n".join(lines) + "\n\n"
+    out += (f"Medians over the runs of each experiment, change against **{md_escape(reply.baseline)}**; verdicts from "
+            f"a {reply.method.confidence:.0%} {reply.method.name} (within noise: the interval contains 0).\n")
+    if reply.validity.summary:
+        out += "\n⚠ Flagged runs:\n" + "".join(f"- {md_escape(s)}\n" for s in reply.validity.summary[:10])
+        if len(reply.validity.summary) > 10:
+            out += f"- ... and {len(reply.validity.summary) - 10} more\n"
+    knobs = [k for cs in reply.changes for k in cs.knob_changes]
+    if knobs:
+        out += "\nConfiguration changes:\n" + "".join(
+            f"- {md_escape(cs.experiment)}: `{md_escape(k.knob)}` {md_escape(k.before)} -> {md_escape(k.after)}\n"
+            for cs in reply.changes for k in cs.knob_changes
+        )
+    if link:
+        out += f"\n[Open this comparison in perflab]({link})\n"
+    return out

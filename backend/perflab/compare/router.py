@@ -1,0 +1,61 @@
+"""Compare experiments of a project. Read-scope agent tokens may call these (`perflab-agent compare`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import PlainTextResponse, Response
+
+from perflab.compare import export, service
+from perflab.compare.schemas import CompareReply, OverlayReply
+from perflab.deps import ReadableProject, SessionDep
+
+router = APIRouter(tags=["compare"])
+
+Experiments = Annotated[list[str], Query(max_length=service.MAX_EXPERIMENTS,
+                                         description="experiment names or ids, repeated")]
+
+
+def selection(
+    project: ReadableProject, db: SessionDep, experiments: Experiments, baseline: str | None = None
+) -> service.Selection:
+    return service.select_experiments(db, project=project, baseline=baseline, experiments=experiments)
+
+
+SelectionDep = Annotated[service.Selection, Depends(selection)]
+
+
+def attachment(name: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"}
+
+
+@router.get("/api/projects/{slug}/compare", response_model=CompareReply)
+def compare(sel: SelectionDep, db: SessionDep) -> CompareReply:
+    return service.compare(db, sel=sel)
+
+
+@router.get("/api/projects/{slug}/compare/overlay", response_model=OverlayReply)
+def compare_overlay(
+    sel: SelectionDep, db: SessionDep, role: str, metric: str, max_points: int = 2000,
+    t_start_s: float | None = None, t_end_s: float | None = None,
+) -> OverlayReply:
+    return service.overlay(db, sel=sel, role=role, metric=metric, max_points=max_points, t_start_s=t_start_s,
+                           t_end_s=t_end_s)
+
+
+@router.get("/api/projects/{slug}/compare/export.csv", response_class=PlainTextResponse)
+def compare_export_csv(sel: SelectionDep, db: SessionDep) -> Response:
+    body = export.to_csv(service.compare(db, sel=sel))
+    return Response(body, media_type="text/csv; charset=utf-8", headers=attachment(f"{sel.project.slug}-compare.csv"))
+
+
+@router.get("/api/projects/{slug}/compare/export.json", response_model=CompareReply)
+def compare_export_json(sel: SelectionDep, db: SessionDep) -> Response:
+    body = service.compare(db, sel=sel).model_dump_json(indent=2)
+    return Response(body, media_type="application/json", headers=attachment(f"{sel.project.slug}-compare.json"))
+
+
+@router.get("/api/projects/{slug}/compare/markdown", response_class=PlainTextResponse)
+def compare_markdown(sel: SelectionDep, db: SessionDep) -> Response:
+    return Response(export.to_markdown(service.compare(db, sel=sel)), media_type="text/markdown; charset=utf-8")

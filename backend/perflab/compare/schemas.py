@@ -1,0 +1,245 @@
+"""The compare reply: the CLI contract (baseline, experiments, metrics) plus the sections the UI draws."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Direction = Literal["higher_is_better", "lower_is_better", "neutral"]
+Verdict = Literal["better", "worse", "within_noise", "single_run", "increased", "decreased", "no_data"]
+
+
+class MetricVerdict(BaseModel):
+    """One entry of the `perflab-agent compare --format json` contract (issue 5). Keys are experiment names."""
+
+    key: str
+    direction: Direction
+    values: dict[str, float | None]
+    runs: dict[str, int]
+    delta_pct: dict[str, float | None]
+    verdict: dict[str, Verdict]
+
+
+class StatsMethod(BaseModel):
+    name: str
+    confidence: float
+    resamples: int
+    seed: int
+    detail: str
+
+
+class RunWarning(BaseModel):
+    # non_2xx | socket_errors | partial | failed | steal | loadgen_saturated | no_load_result | parse
+    kind: str
+    message: str
+
+
+class RunInfo(BaseModel):
+    id: str
+    label: str
+    status: str
+    status_reasons: list[str]
+    created_at: datetime
+    started_at: datetime | None
+    warnings: list[RunWarning]
+
+
+class ExperimentColumn(BaseModel):
+    id: int
+    name: str
+    is_baseline: bool
+    runs: list[RunInfo]
+
+
+class Cell(BaseModel):
+    """One experiment's value of one metric: the median over its runs, the spread, and the change."""
+
+    n: int
+    median: float | None
+    min: float | None
+    max: float | None
+    # One value per run, in the column's run order (None where a run lacks it).
+    values: list[float | None]
+    # A/A: the relative change this experiment's runs cannot tell from noise (percent).
+    noise_floor_pct: float | None = None
+    delta: float | None = None
+    delta_pct: float | None = None
+    ci_low_pct: float | None = None
+    ci_high_pct: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    verdict: Verdict
+    # Validity warnings of the runs behind this value: shown on the cell, never averaged away silently.
+    flags: list[str] = Field(default_factory=list)
+
+
+class ResultRow(BaseModel):
+    key: str
+    label: str
+    unit: str
+    direction: Direction
+    cells: dict[str, Cell]
+
+
+class Validity(BaseModel):
+    summary: list[str]
+    flagged_runs: int
+
+
+class TelemetryRow(BaseModel):
+    key: str
+    role: str
+    source: str
+    metric: str
+    label: str
+    unit: str
+    direction: Direction
+    cells: dict[str, Cell]
+
+
+class RoleTelemetry(BaseModel):
+    role: str
+    hosts: list[str]
+    rows: list[TelemetryRow]
+
+
+class SyscallCell(BaseModel):
+    n: int
+    calls: float | None
+    seconds: float | None
+    usecs_per_call: float | None
+    errors: float | None
+    calls_delta_pct: float | None = None
+    seconds_delta_pct: float | None = None
+    calls_verdict: Verdict = "no_data"
+    seconds_verdict: Verdict = "no_data"
+
+
+class SyscallRow(BaseModel):
+    syscall: str
+    cells: dict[str, SyscallCell]
+    # Largest change of its share of calls + share of time against the baseline, over experiments.
+    change_score: float
+    # e.g. "readv 38037 (0.21s) -> 150481 (0.48s)", per non-baseline experiment.
+    summary: dict[str, str]
+
+
+class SyscallTable(BaseModel):
+    role: str
+    process: str
+    totals: dict[str, SyscallCell]
+    rows: list[SyscallRow]
+
+
+class FileDiff(BaseModel):
+    kind: Literal["config", "sysctl", "host_facts"]
+    name: str
+    role: str
+    status: Literal["same", "changed", "added", "removed", "binary"]
+    diff: str
+    truncated: bool = False
+
+
+class KnobChange(BaseModel):
+    component: str
+    knob: str
+    context: str
+    before: str
+    after: str
+    file: str
+
+
+class ChangeSet(BaseModel):
+    experiment: str
+    baseline: str
+    run_id: str | None
+    baseline_run_id: str | None
+    files: list[FileDiff]
+    knob_changes: list[KnobChange]
+
+
+class Mover(BaseModel):
+    section: Literal["results", "telemetry", "syscalls", "netqtop"]
+    key: str
+    label: str
+    role: str | None
+    experiment: str
+    baseline_value: float | None
+    value: float | None
+    delta_pct: float | None
+    verdict: Verdict
+    significant: bool
+    text: str
+
+
+class NoteRef(BaseModel):
+    id: int
+    experiment: str | None
+    run_id: str | None
+    t_start_s: float | None
+    t_end_s: float | None
+    body_md: str
+    created_at: datetime
+
+
+class OverlayMetric(BaseModel):
+    role: str
+    key: str
+    label: str
+    unit: str
+
+
+class CompareReply(BaseModel):
+    # The CLI contract, first.
+    baseline: str
+    experiments: list[str]
+    metrics: list[MetricVerdict]
+    # What the UI draws.
+    project: str
+    method: StatsMethod
+    columns: list[ExperimentColumn]
+    results: list[ResultRow]
+    validity: Validity
+    telemetry: list[RoleTelemetry]
+    syscalls: list[SyscallTable]
+    netqtop: list[TelemetryRow]
+    changes: list[ChangeSet]
+    top_movers: list[Mover]
+    notes: list[NoteRef]
+    overlay_metrics: list[OverlayMetric]
+    comparison: dict[str, Any] | None = None
+
+
+class OverlayLine(BaseModel):
+    host: str | None
+    stream_id: int
+    t: list[float]
+    v: list[float]
+    downsampled: bool
+
+
+class OverlayRun(BaseModel):
+    run_id: str
+    label: str
+    started_at: datetime | None
+    lines: list[OverlayLine]
+
+
+class OverlayExperiment(BaseModel):
+    experiment: str
+    is_baseline: bool
+    runs: list[OverlayRun]
+
+
+class OverlayReply(BaseModel):
+    role: str
+    metric: str
+    label: str
+    unit: str
+    max_points: int
+    t_start_s: float | None
+    t_end_s: float | None
+    experiments: list[OverlayExperiment]
+    notes: list[NoteRef]
