@@ -56,10 +56,11 @@ def list_experiments(
     status: str | None = None,
     created_after: datetime | None = None,
     created_before: datetime | None = None,
+    decision: str | None = None,
 ) -> ExperimentPage:
     result = service.history(
         db, project=project, page=page, page_size=page_size, sort=sort, order=order, q=q, tags=tag,
-        status=status, created_after=created_after, created_before=created_before,
+        status=status, created_after=created_after, created_before=created_before, decision=decision,
     )
     return ExperimentPage(
         items=[list_item(r) for r in result["items"]],

@@ -6,9 +6,10 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Float, String, cast, func, or_, select
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import ARRAY, distinct_on
 from sqlalchemy.orm import Session
 
+from perflab.decisions.models import Decision
 from perflab.errors import BadInput, Conflict, NotFound
 from perflab.experiments.models import Experiment
 from perflab.projects.models import Project
@@ -111,6 +112,7 @@ def history(
     created_after: datetime | None = None,
     created_before: datetime | None = None,
     experiment_ids: list[int] | None = None,
+    decision: str | None = None,
 ) -> dict[str, Any]:
     if sort not in SORTS:
         raise BadInput(f"sort must be one of {', '.join(SORTS)}")
@@ -134,9 +136,30 @@ def history(
         .group_by(Run.experiment_id)
         .subquery()
     )
-    stmt = select(Experiment, runs).outerjoin(runs, runs.c.experiment_id == Experiment.id).where(
-        Experiment.project_id == project.id
+    # The latest decision of each experiment: its status is the history's "decision" column and filter.
+    latest = (
+        select(Decision.experiment_id, Decision.id, Decision.status, Decision.component, Decision.knob,
+               Decision.before, Decision.after, Decision.updated_at)
+        .where(Decision.project_id == project.id)
+        .ext(distinct_on(Decision.experiment_id))
+        .order_by(Decision.experiment_id, Decision.updated_at.desc(), Decision.id.desc())
+        .subquery()
     )
+    stmt = (
+        select(Experiment, runs, latest.c.id.label("decision_id"), latest.c.status.label("decision_status"),
+               latest.c.component.label("decision_component"), latest.c.knob.label("decision_knob"),
+               latest.c.before.label("decision_before"), latest.c.after.label("decision_after"),
+               latest.c.updated_at.label("decision_updated_at"))
+        .outerjoin(runs, runs.c.experiment_id == Experiment.id)
+        .outerjoin(latest, latest.c.experiment_id == Experiment.id)
+        .where(Experiment.project_id == project.id)
+    )
+    if decision == "none":
+        stmt = stmt.where(latest.c.id.is_(None))
+    elif decision:
+        if decision not in ("proposed", "adopted", "rejected", "inconclusive"):
+            raise BadInput("decision must be proposed, adopted, rejected, inconclusive or none")
+        stmt = stmt.where(latest.c.status == decision)
     if q:
         like = f"%{q.strip()}%"
         stmt = stmt.where(or_(Experiment.name.ilike(like), Experiment.hypothesis.ilike(like)))
@@ -177,6 +200,11 @@ def history(
                     "latency_p99_ms": row.p99,
                     "latency_p50_ms": row.p50,
                     "errors": int(row.errors or 0),
+                },
+                "decision": None if row.decision_id is None else {
+                    "id": row.decision_id, "status": row.decision_status, "component": row.decision_component,
+                    "knob": row.decision_knob, "before": row.decision_before, "after": row.decision_after,
+                    "updated_at": row.decision_updated_at.isoformat(),
                 },
             }
         )
