@@ -13,7 +13,7 @@ install: $(VENV)/.installed frontend/node_modules/.installed frontend/dist/index
 $(VENV)/.installed: backend/requirements.lock backend/requirements-dev.lock backend/pyproject.toml agents/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check --require-hashes -r backend/requirements.lock -r backend/requirements-dev.lock
-	$(BIN)/pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e backend -e agents
+	$(BIN)/pip install -q --disable-pip-version-check --no-deps -e backend -e agents
 	@touch $@
 
 frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
@@ -33,7 +33,7 @@ system-deps:
 test: install system-deps
 	$(BIN)/pytest -q
 	cd frontend && $(NPM) run -s test
-	cd frontend && $(NPM) run -s e2e
+	cd frontend && $(NPM) run -s test:e2e
 
 test-py: $(VENV)/.installed
 	$(BIN)/pytest -q

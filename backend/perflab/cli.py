@@ -6,6 +6,7 @@ import argparse
 import fcntl
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from perflab.config import get_settings
 
     settings = get_settings()
+    # SIGTERM must unwind through Python (uvicorn re-raises it after its graceful shutdown) so the
+    # embedded PostgreSQL is stopped on the way out instead of being left running.
+    signal.signal(signal.SIGTERM, _exit_on_signal)
     lock = _lock_data_dir(settings.data_dir) if not settings.database_url else None
     settings.resolved_secret_key()
     url = db.database_url(settings)
@@ -82,9 +86,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
     from perflab.main import create_app
 
-    uvicorn.run(create_app(), host=host, port=port, log_level="info", access_log=False)
-    del lock
+    try:
+        uvicorn.run(create_app(), host=host, port=port, log_level="info", access_log=False)
+    finally:
+        db.stop_embedded()
+        del lock
     return 0
+
+
+def _exit_on_signal(signum: int, _frame: Any) -> None:
+    raise SystemExit(128 + signum)
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:

