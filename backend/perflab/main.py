@@ -26,6 +26,9 @@ PUBLIC_ROUTES = {
     ("GET", "/api/health"),
     ("POST", "/api/auth/login"),
     ("GET", "/agent/perflab-agent.pyz"),
+    # The share view: the token in the path is the credential (sharing/router.py).
+    ("GET", "/api/share/{token}"),
+    ("GET", "/api/share/{token}/overlay"),
 }
 
 

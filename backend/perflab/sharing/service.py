@@ -1,0 +1,194 @@
+"""Saved comparisons (immutable: the run ids are resolved once, at save time) and share links.
+
+A share link is a bearer secret for exactly one comparison: `pls_` + 256 random bits, stored as a
+sha256, expiring (90 days by default), revocable by its creator or an admin, never by itself.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from perflab import security
+from perflab.auth.models import User
+from perflab.compare import service as compare_service
+from perflab.errors import Forbidden, Gone, NotFound
+from perflab.experiments.models import Experiment
+from perflab.projects.models import Project
+from perflab.ratelimit import share_limiter
+from perflab.sharing.models import Comparison, ShareLink
+
+DEFAULT_EXPIRY_DAYS = 90
+SHORT_ID_CHARS = 10
+_LAST_USED_EVERY = timedelta(seconds=60)
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _short_id(session: Session) -> str:
+    while True:
+        # ~60 random bits, URL-safe: unguessable enough for a members-only link, short enough to paste.
+        candidate = secrets.token_urlsafe(8)[:SHORT_ID_CHARS]
+        if session.scalar(select(Comparison.id).where(Comparison.short_id == candidate)) is None:
+            return candidate
+
+
+def save_comparison(
+    session: Session, *, project: Project, user: User, baseline: str, experiments: list[str], title: str = "",
+    view_state: dict[str, Any] | None = None,
+) -> Comparison:
+    sel = compare_service.select_experiments(session, project=project, baseline=baseline, experiments=experiments)
+    row = Comparison(
+        short_id=_short_id(session), project_id=project.id, title=title.strip(),
+        baseline_experiment_id=sel.baseline.id, experiment_ids=[e.id for e in sel.experiments],
+        run_ids=sel.run_ids, view_state=view_state or {}, created_by_id=user.id,
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def get_comparison(session: Session, *, short_id: str) -> Comparison:
+    row = session.scalar(select(Comparison).where(Comparison.short_id == short_id))
+    if row is None:
+        raise NotFound(f"no saved comparison {short_id!r}")
+    return row
+
+
+def list_comparisons(session: Session, *, project: Project) -> list[Comparison]:
+    return list(session.scalars(
+        select(Comparison).where(Comparison.project_id == project.id)
+        .order_by(Comparison.created_at.desc(), Comparison.id.desc())
+    ))
+
+
+def selection(session: Session, *, comparison: Comparison) -> compare_service.Selection:
+    project = session.get(Project, comparison.project_id)
+    assert project is not None
+    return compare_service.select_runs(session, project=project, experiment_ids=comparison.experiment_ids,
+                                       run_ids=comparison.run_ids)
+
+
+def describe(session: Session, *, comparisons: list[Comparison]) -> dict[str, dict[int, str]]:
+    exp_ids = {i for c in comparisons for i in c.experiment_ids}
+    user_ids = {c.created_by_id for c in comparisons if c.created_by_id is not None}
+    proj_ids = {c.project_id for c in comparisons}
+    return {
+        "experiments": dict(session.execute(
+            select(Experiment.id, Experiment.name).where(Experiment.id.in_(exp_ids))).all())
+        if exp_ids else {},
+        "users": dict(session.execute(select(User.id, User.email).where(User.id.in_(user_ids))).all())
+        if user_ids else {},
+        "projects": dict(session.execute(select(Project.id, Project.slug).where(Project.id.in_(proj_ids)))
+                         .all()) if proj_ids else {},
+    }
+
+
+# -- share links ----------------------------------------------------------------------------------------
+
+
+def create_share_link(
+    session: Session, *, comparison: Comparison, user: User, expires_in_days: int = DEFAULT_EXPIRY_DAYS,
+    note: str = "",
+) -> tuple[str, ShareLink]:
+    token = security.new_token(security.SHARE_TOKEN_PREFIX)
+    prefix = len(security.SHARE_TOKEN_PREFIX)
+    row = ShareLink(
+        comparison_id=comparison.id, token_hash=security.token_hash(token), hint=token[prefix:prefix + 6],
+        note=note.strip(), expires_at=now() + timedelta(days=expires_in_days), created_by_id=user.id,
+    )
+    session.add(row)
+    session.flush()
+    return token, row
+
+
+def list_share_links(session: Session, *, project: Project) -> list[tuple[ShareLink, Comparison]]:
+    rows = session.execute(
+        select(ShareLink, Comparison).join(Comparison, Comparison.id == ShareLink.comparison_id)
+        .where(Comparison.project_id == project.id).order_by(ShareLink.created_at.desc(), ShareLink.id.desc())
+    ).all()
+    return list(rows)
+
+
+def get_share_link(session: Session, *, link_id: int) -> tuple[ShareLink, Comparison]:
+    row = session.execute(
+        select(ShareLink, Comparison).join(Comparison, Comparison.id == ShareLink.comparison_id)
+        .where(ShareLink.id == link_id)
+    ).first()
+    if row is None:
+        raise NotFound(f"no share link {link_id}")
+    return row[0], row[1]
+
+
+def revoke_share_link(session: Session, *, link: ShareLink, user: User) -> ShareLink:
+    if link.created_by_id != user.id and user.role != "admin":
+        raise Forbidden("only whoever created a share link (or an admin) may revoke it")
+    if link.revoked_at is None:
+        link.revoked_at = now()
+    session.flush()
+    return link
+
+
+def link_status(link: ShareLink) -> str:
+    if link.revoked_at is not None:
+        return "revoked"
+    if link.expires_at <= now():
+        return "expired"
+    return "active"
+
+
+def open_share_link(session: Session, *, token: str, client: str) -> tuple[ShareLink, Comparison]:
+    """The comparison behind a share token. Every failure counts towards the client's guessing limit."""
+    share_limiter.check(client)
+    link = None
+    if token.startswith(security.SHARE_TOKEN_PREFIX) and len(token) <= 100:
+        link = session.scalar(select(ShareLink).where(ShareLink.token_hash == security.token_hash(token)))
+    if link is None:
+        share_limiter.miss(client)
+        raise NotFound("no such share link")
+    status = link_status(link)
+    if status != "active":
+        share_limiter.miss(client)
+        raise Gone(f"this share link was {status}")
+    comparison = session.get(Comparison, link.comparison_id)
+    if comparison is None:
+        raise NotFound("no such share link")
+    stamp = now()
+    if link.last_used_at is None or stamp - link.last_used_at > _LAST_USED_EVERY:
+        link.last_used_at = stamp
+    return link, comparison
+
+
+def check_share_overlay(
+    session: Session, *, comparison: Comparison, sel: compare_service.Selection, role: str, metric: str,
+    t_start_s: float | None, t_end_s: float | None, run_ids: list[uuid.UUID] | None,
+) -> tuple[float | None, float | None]:
+    """Refuse anything beyond the frozen comparison: other runs, other metrics, a wider time range.
+
+    Returns the time range to read (the frozen one when the request names none).
+    """
+    frozen = set(comparison.run_ids)
+    if run_ids is not None and not set(run_ids) <= frozen:
+        raise NotFound("a requested run is not part of this shared comparison")
+    view = comparison.view_state or {}
+    overlays = {(o.get("role"), o.get("metric")) for o in view.get("overlays") or []}
+    if not overlays:
+        overlays = compare_service.available_overlays(session, sel=sel)
+    if (role, metric) not in overlays:
+        raise Forbidden("this metric is not part of the shared comparison")
+    tr = view.get("time_range")
+    if tr:
+        lo, hi = float(tr["start_s"]), float(tr["end_s"])
+        start = lo if t_start_s is None else t_start_s
+        end = hi if t_end_s is None else t_end_s
+        if start < lo or end > hi:
+            raise Forbidden(f"the shared comparison covers {lo:g}-{hi:g} s of each run only")
+        return start, end
+    return t_start_s, t_end_s
