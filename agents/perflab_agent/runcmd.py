@@ -71,7 +71,7 @@ class Output(object):
 
     def say(self, text):
         if not self.json_mode:
-            sys.stdout.write("perflab: " + text + "\n")
+            sys.stdout.write("perflab: " + redactor.text(text) + "\n")
             sys.stdout.flush()
 
     def load_line(self, text):
@@ -253,10 +253,12 @@ class RunCommand(object):
         reader = start_pump(proc.stdout, stream, Tee(self.out), name="perflab-load")
         started = time.monotonic()
         interrupted = False
+        # About six progress lines per run, at most one every 10 s.
+        every = min(PROGRESS_EVERY_S, max(1.0, duration / 6.0)) if duration else PROGRESS_EVERY_S
         try:
             while True:
                 try:
-                    proc.wait(PROGRESS_EVERY_S)
+                    proc.wait(every)
                     break
                 except subprocess.TimeoutExpired:
                     elapsed = time.monotonic() - started

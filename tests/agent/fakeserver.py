@@ -151,10 +151,19 @@ class FakeServer:
             self.cond.notify_all()
         return run_id
 
-    def end_run(self, run_id: str) -> None:
+    def set_state(self, run_id: str, state: str) -> None:
+        """waiting -> running (as `run` does when it starts the load) -> ended (when it finishes)."""
         with self.cond:
-            self.runs[run_id]["state"] = "ended"
+            self.runs[run_id]["state"] = state
             self.cond.notify_all()
+
+    def end_run(self, run_id: str) -> None:
+        self.set_state(run_id, "ended")
+
+    def joined(self, run_id: str) -> dict[str, Any]:
+        """agent_id -> the join request of each host that joined the run."""
+        with self.cond:
+            return dict(self.runs[run_id]["joined"])
 
     def batches(self, run_id: str, stream: str) -> list[dict[str, Any]]:
         """Committed batches of a stream (any agent), in seq order."""
@@ -228,7 +237,10 @@ class FakeServer:
             for key, value in reply.headers.items():
                 h.send_header(key, value)
             h.end_headers()
-            h.wfile.write(data)
+            try:
+                h.wfile.write(data)
+            except OSError:
+                pass  # the agent gave up waiting (or was stopped): nothing to answer to
 
     def _route(self, method: str, path: str, query: dict[str, list[str]], body: bytes) -> tuple[int, Any]:
         doc: Any = None

@@ -1,0 +1,105 @@
+"""The one-shot commands on the oldest supported Python: upload, import, compare; and the shipped forms of the
+agent: a zipapp that runs on Python 3.6, and sources that vermin finds 3.6-compatible."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.agent.fakeserver import FakeServer
+from tests.agent.helpers import AGENTS, PY36, ROOT, run_agent
+
+PERF_SCRIPT = "nginx  7001  627.365954:    2004008 cpu-clock:ppp:\n\t  24a385 ngx_http_process+0x3b5 (/usr/sbin/nginx)\n\n"
+COMPARE = {"baseline": "direct", "experiments": ["direct", "default"],
+           "metrics": [{"key": "wrk.requests_per_sec", "direction": "higher_is_better",
+                        "values": {"direct": 12500.0, "default": 6500.0}, "runs": {"direct": 3, "default": 3},
+                        "delta_pct": {"default": -48.0}, "verdict": {"default": "worse"}}]}
+
+
+def test_upload_a_flame_graph_and_a_config(server: FakeServer, tmp_path: Path) -> None:
+    run_id = server.create_run()
+    profile = tmp_path / "perf-script.txt.gz"
+    profile.write_bytes(gzip.compress(PERF_SCRIPT.encode()))
+    conf = tmp_path / "nginx.conf"
+    conf.write_text("proxy_buffers 4 128k;\n")
+    result = run_agent(server.url, server.token, "upload", "--run", run_id, "--role", "proxy",
+                       "--flamegraph", str(profile), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"profile_id": 1, "format": "perf-script", "unit": "samples", "total": 1,
+                                         "frames": 1, "lossy": False}
+    assert server.profiles[0]["data"].decode() == PERF_SCRIPT and server.profiles[0]["name"] == profile.name
+    result = run_agent(server.url, server.token, "upload", "--run", run_id, "--file", str(conf), "--kind", "config")
+    assert result.returncode == 0 and "artifact 1 (config)" in result.stdout
+    assert (server.artifacts[0]["kind"], server.artifacts[0]["body"]) == ("config", b"proxy_buffers 4 128k;\n")
+    missing = run_agent(server.url, server.token, "upload", "--run", run_id, "--file", str(tmp_path / "nope"))
+    assert missing.returncode == 1 and "No such file" in missing.stderr
+
+
+def test_import_sends_text_as_is_and_gzip_as_base64(server: FakeServer, tmp_path: Path) -> None:
+    wrk = tmp_path / "wrk.txt"
+    wrk.write_text("Requests/sec:  12722.92\n")
+    perf = tmp_path / "perf-script.txt.gz"
+    perf.write_bytes(gzip.compress(PERF_SCRIPT.encode()))
+    args = ["import", "--project", "demo", "--experiment", "default", "--run-label", "from notes", "--json",
+            str(wrk), str(perf)]
+    first = run_agent(server.url, server.token, *args)
+    assert first.returncode == 0, first.stderr
+    doc = json.loads(first.stdout)
+    assert doc["duplicate"] is False and doc["run_id"]
+    sent = server.imports[0]["doc"]
+    assert (sent["experiment"], sent["label"]) == ("default", "from notes")
+    assert sent["files"][0] == {"name": "wrk.txt", "content": "Requests/sec:  12722.92\n"}
+    assert sent["files"][1]["encoding"] == "base64" and sent["files"][1]["name"] == perf.name
+    again = run_agent(server.url, server.token, *args[:-3], str(wrk), str(perf))
+    assert again.returncode == 0 and again.stdout.strip() == doc["run_id"]
+    assert "imported before" in again.stderr
+
+
+def test_compare_as_json_markdown_and_table(server: FakeServer) -> None:
+    server.compare_response = COMPARE
+    base = ["compare", "--project", "demo", "--baseline", "direct", "default", "buffers-4x128k"]
+    as_json = run_agent(server.url, server.token, *base, "--format", "json")
+    assert as_json.returncode == 0 and json.loads(as_json.stdout) == COMPARE
+    assert server.compare_queries[0] == {"baseline": ["direct"], "experiments": ["default", "buffers-4x128k"]}
+    markdown = run_agent(server.url, server.token, *base, "--format", "markdown").stdout.splitlines()
+    assert markdown[0] == "| metric | direct (baseline) | default |"
+    assert "-48.0%, worse" in markdown[2]
+    table = run_agent(server.url, server.token, *base).stdout
+    assert table.splitlines()[0].split() == ["metric", "direct", "(baseline)", "default"]
+
+
+def test_usage_errors_exit_2_without_contacting_the_server(server: FakeServer, tmp_path: Path) -> None:
+    no_command = run_agent(server.url, server.token, "run", "--state-dir", str(tmp_path), "--project", "demo",
+                           "--experiment", "e")
+    assert no_command.returncode == 2 and "load command is missing" in no_command.stderr
+    bad_spec = run_agent(server.url, server.token, "daemon", "--collect", "pidstat:")
+    assert bad_spec.returncode == 2 and "pidstat needs a process name" in bad_spec.stderr
+    no_server = run_agent("", server.token, "compare", "--project", "demo", "--baseline", "a")
+    assert no_server.returncode == 2 and "--server" in no_server.stderr
+    assert server.requests == []
+
+
+def test_zipapp_builds_and_runs_on_python_3_6(tmp_path: Path) -> None:
+    sys.path.insert(0, str(AGENTS))
+    import build_zipapp
+
+    out = build_zipapp.build(str(tmp_path / "dist" / "perflab-agent.pyz"))
+    version = subprocess.run([PY36, out, "--version"], capture_output=True, text=True, timeout=30)
+    assert version.returncode == 0 and version.stdout.strip() == "perflab-agent 0.1.0"
+    # The same command line the server uses, and the same bytes for the same sources.
+    subprocess.run([sys.executable, str(AGENTS / "build_zipapp.py"), str(tmp_path / "again.pyz")], check=True,
+                   capture_output=True, timeout=60)
+    assert Path(out).read_bytes() == (tmp_path / "again.pyz").read_bytes()
+    dry_run = subprocess.run([PY36, out, "daemon", "--test", "--collect", "vmstat"], capture_output=True,
+                             text=True, timeout=60)
+    assert dry_run.returncode == 0 and '"stream": "vmstat"' in dry_run.stdout
+
+
+def test_agent_sources_run_on_python_3_6() -> None:
+    vermin = Path(sys.executable).parent / "vermin"
+    result = subprocess.run([str(vermin), "--target=3.6-", "--no-tips", "--violations", str(AGENTS / "perflab_agent"),
+                             str(AGENTS / "build_zipapp.py")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
