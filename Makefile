@@ -48,7 +48,8 @@ openapi: $(VENV)/.installed
 	$(BIN)/perflab openapi > frontend/openapi.json
 	cd frontend && $(NPM) run -s gen:api
 
-bench: install system-deps
+bench: install
+	@scripts/system-deps.sh bench
 	$(BIN)/python bench/run_all.py
 
 demo: install system-deps
