@@ -40,7 +40,7 @@ def test_a_run_on_loopback_is_captured_whole(database_url: str, db_engine: Any, 
                      "--config-file", str(nginx.proxy_conf), "--sysctl", "net.core.somaxconn")
         wait_for(lambda: get_json(f"{server.url}/api/projects/e2e/hosts", token), 30, "the daemon's hello")
         out = agent.run("--project", "e2e", "--experiment", "default", "--wait-for", "proxy", "--json", "--",
-                        "wrk", "-c", "50", "-t", "2", "-d", "4s", "--latency", nginx.page_url(True))
+                        "wrk", "-c", "50", "-t", "2", "-d", "9s", "--latency", nginx.page_url(True))
         assert out.returncode == 0, out.stderr + out.stdout
         result = json.loads(out.stdout.strip().splitlines()[-1])
         run_id = result["run_id"]

@@ -241,7 +241,11 @@ def finish_stream(session: Session, stream: Stream, run: Run) -> None:
     """Once every chunk up to the closing one is here: one-shot summaries and steady-state stats."""
     session.execute(delete(Summary).where(Summary.stream_id == stream.id))
     kind = ONE_SHOT.get(stream.source)
-    if kind is not None:
+    if kind is not None and stream.lines == 0:
+        # Nothing to parse: the agent's error (if any) already says why; don't bury it under a parse error.
+        if stream.error is None:
+            stream.error = f"the {kind} collector produced no output"
+    elif kind is not None:
         text = stream_text(session, stream)
         try:
             data = parsers.parse(kind, text)
