@@ -1,6 +1,6 @@
 """``perflab parse KIND [FILE|-]``: one tool output in, one JSON document out.
 
-Exit 0 with the JSON on stdout; exit 2 with one line on stderr naming the problem (and the line)
+Exit 0 with the JSON on stdout (indented on a terminal, compact when piped); exit 2 with one line on stderr naming the problem (and the line)
 when the input is not that kind, is binary, or cannot be read. ``KIND`` may be ``auto``. Gzip
 input is accepted. Large strace logs are grouped on all CPUs (the shell pipeline it replaces uses
 several too).
@@ -138,10 +138,17 @@ def main(argv: list[str] | None = None, stdin: BinaryIO | None = None) -> int:
         where = "" if path == "-" else f"{path}: "
         print(f"perflab parse {kind}: {where}{e}", file=sys.stderr)
         return 2
-    try:
-        sys.stdout.write(
-            json.dumps(result, ensure_ascii=False, allow_nan=False, indent=2) + "\n"
+    # Indented for people at a terminal; compact when piped (jq, files): a million samples
+    # indented would be hundreds of megabytes of spaces, and only compact output takes json's
+    # C encoder.
+    if sys.stdout.isatty():
+        text = json.dumps(result, ensure_ascii=False, allow_nan=False, indent=2)
+    else:
+        text = json.dumps(
+            result, ensure_ascii=False, allow_nan=False, separators=(",", ":")
         )
+    try:
+        sys.stdout.write(text + "\n")
         sys.stdout.flush()
     except BrokenPipeError:
         # `perflab parse ... | head` is fine; don't let the interpreter complain at exit

@@ -30,6 +30,7 @@ above 12), ``DD.MM.YYYY`` (de) and ``YYYY年MM月DD日``; the date rolls over at
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 
 from ._common import (
     JSON,
@@ -38,7 +39,6 @@ from ._common import (
     is_elision,
     parse_lines,
     show,
-    to_float,
     to_int,
 )
 
@@ -157,6 +157,20 @@ def parse_date(tok: str) -> str | None:
 
 def parse_clock(tokens: list[str]) -> tuple[int, int | None] | None:
     """(seconds of day, epoch or None) from '02:03:54', '01:42:03 AM', '01时42分05秒', '1795311997'."""
+    if len(tokens) == 1:
+        t = tokens[0]
+        if (
+            len(t) == 8
+            and t[2] == ":" == t[5]
+            and (t[:2] + t[3:5] + t[6:]).isdigit()
+            and t.isascii()
+        ):
+            h, m, sec = int(t[:2]), int(t[3:5]), int(t[6:])
+            return (
+                (h * 3600 + m * 60 + sec, None)
+                if h < 24 and m < 60 and sec <= 60
+                else None
+            )
     text = " ".join(tokens)
     groups = _digit_groups(text)
     if len(groups) == 1 and len(groups[0]) >= 9 and text.isascii() and text.isdigit():
@@ -178,6 +192,41 @@ def parse_clock(tokens: list[str]) -> tuple[int, int | None] | None:
     if h > 23 or m > 59 or s > 60:
         return None
     return h * 3600 + m * 60 + s, None
+
+
+@functools.lru_cache(maxsize=64)
+def _day(date: str, offset: int) -> str:
+    return (_dt.date.fromisoformat(date) + _dt.timedelta(days=offset)).isoformat()
+
+
+_NUMBER_START = frozenset("0123456789-+.")
+
+
+def _number(tok: str, integer: bool) -> int | float | None:
+    """A finite ASCII number (decimal comma allowed); fast, since every cell goes through it."""
+    if "," in tok:
+        tok = tok.replace(",", ".")
+    if not tok or tok[0] not in _NUMBER_START or not tok.isascii() or "_" in tok:
+        return None
+    try:
+        value: int | float = int(tok) if integer else float(tok)
+    except ValueError:
+        return None
+    return value if value - value == 0 else None  # inf - inf and nan - nan are nan
+
+
+_SPECS: dict[tuple[str, ...], list[tuple[str, str, str]]] = {}
+
+
+def _spec(cols: list[str]) -> list[tuple[str, str, str]]:
+    """(label, key, type) per column but Command, computed once per header layout."""
+    key = tuple(cols)
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = [(c, *COLUMNS.get(c, (c, "s"))) for c in cols[:-1]]
+        if len(_SPECS) < 256:
+            _SPECS[key] = spec
+    return spec
 
 
 class PidstatLineParser(LineParser):
@@ -283,23 +332,17 @@ class PidstatLineParser(LineParser):
             )
             return None
         row: JSON = {"pid": None, "tid": None, "uid": None, "user": None}
-        for label, tok in zip(cols, tokens[:nmid]):
-            key, typ = COLUMNS.get(label, (label, "s"))
+        for (label, key, typ), tok in zip(_spec(cols), tokens):
             if tok == "-":
                 row[key] = None
-                continue
-            if typ == "s":
+            elif typ == "s":
                 row[key] = tok
-                continue
-            value: int | float | None
-            if typ == "i":
-                value = to_int(tok)
             else:
-                value = to_float(tok, decimal_comma="," in tok)
-            if value is None:
-                self.warn(f"{label} is {tok!r}, not a number; row skipped", n)
-                return None
-            row[key] = value
+                value = _number(tok, typ == "i")
+                if value is None:
+                    self.warn(f"{label} is {tok!r}, not a number; row skipped", n)
+                    return None
+                row[key] = value
         command = " ".join(tokens[nmid:])
         if row["pid"] is None and row["tid"] is not None:
             row["pid"] = self.last_pid  # -t: thread rows sit under their process row
@@ -335,8 +378,7 @@ class PidstatLineParser(LineParser):
             if self.last_secs is not None and secs < self.last_secs - 43200:
                 self.day += 1
             self.last_secs = secs
-            day = _dt.date.fromisoformat(self.date) + _dt.timedelta(days=self.day)
-            out["timestamp"] = f"{day.isoformat()}T{out['time']}"
+            out["timestamp"] = f"{_day(self.date, self.day)}T{out['time']}"
         return out, k
 
     # -- streaming API -----------------------------------------------------------------------

@@ -273,34 +273,38 @@ class VmstatLineParser(LineParser):
         cols = self.columns
         ncols = len(cols)
         # Fast path: a data row of the current header.
-        if ncols and (
-            len(tokens) == ncols or (self.tz is not None and len(tokens) == ncols + 2)
+        ntok = len(tokens)
+        tz = self.tz
+        # int() alone would accept '1_000' and non-ASCII digits; one check per line is cheap.
+        if (
+            ncols
+            and (ntok == ncols or (tz is not None and ntok == ncols + 2))
+            and line.isascii()
+            and "_" not in line
         ):
-            values: list[int] | None = None
-            # int() alone would accept '1_000' and non-ASCII digits; one check per line is cheap.
-            if line.isascii() and "_" not in line:
-                try:
-                    values = list(map(int, tokens[:ncols]))
-                except ValueError:
-                    values = None
+            try:
+                values: list[int] | None = list(map(int, tokens[:ncols]))
+            except ValueError:
+                values = None
             if values is not None:
                 sample: dict[str, Any] = dict(zip(cols, values))
-                sample["since_boot"] = self.rows == 0
-                if self.tz is not None and len(tokens) == ncols + 2:
-                    d, t = tokens[ncols], tokens[ncols + 1]
-                    if _looks_like_date(d) and _looks_like_time(t):
-                        off = _tz_offset(self.tz)
-                        sample["timestamp"] = f"{d}T{t}{off or ''}"
-                    else:
-                        self.warn(f"unreadable timestamp {d} {t!r}", n)
-                        sample["timestamp"] = None
-                    sample["tz"] = self.tz
-                else:
-                    if self.tz is not None:
-                        self.warn("row without its timestamp", n)
+                sample["since_boot"] = not self.rows
+                self.rows += 1
+                if tz is None:
                     sample["timestamp"] = None
                     sample["tz"] = None
-                self.rows += 1
+                    return [sample]
+                stamp: str | None = None
+                if ntok == ncols:
+                    self.warn("row without its timestamp", n)
+                else:
+                    d, t = tokens[ncols], tokens[ncols + 1]
+                    if _looks_like_date(d) and _looks_like_time(t):
+                        stamp = f"{d}T{t}{_tz_offset(tz) or ''}"
+                    else:
+                        self.warn(f"unreadable timestamp {d} {t!r}", n)
+                sample["timestamp"] = stamp
+                sample["tz"] = tz
                 return [sample]
         stripped = line.strip()
         if _is_group_header(tokens):
