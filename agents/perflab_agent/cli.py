@@ -11,7 +11,13 @@ from perflab_agent import __version__, procs
 from perflab_agent.collectors import parse_spec
 from perflab_agent.spool import SpoolLocked
 from perflab_agent.transport import Client
-from perflab_agent.util import RedactingFilter, default_state_dir, load_agent_id, log, redactor
+from perflab_agent.util import (
+    RedactingFilter,
+    default_state_dir,
+    load_agent_id,
+    log,
+    redactor,
+)
 
 
 def _spec(text):
@@ -23,7 +29,7 @@ def _spec(text):
 
 def _role(text):
     if not re.match(r"^[A-Za-z0-9_.-]{1,64}$", text):
-        raise argparse.ArgumentTypeError("a role is letters, digits, '_', '.' or '-': %r" % text)
+        raise argparse.ArgumentTypeError(f"a role is letters, digits, '_', '.' or '-': {text!r}")
     return text
 
 
@@ -32,9 +38,9 @@ def _positive(kind):
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError("not a number: %r" % text)
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}")
         if value <= 0:
-            raise argparse.ArgumentTypeError("must be positive: %r" % text)
+            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
         return value
     return parse
 

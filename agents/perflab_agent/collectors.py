@@ -37,18 +37,18 @@ _NAME = re.compile(r"^[A-Za-z0-9_.@+-]{1,64}$")
 _IFACE = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}$")
 
 
-class Spec(object):
+class Spec:
     """One `--collect` argument, parsed. `name` is the stream name on the wire."""
 
     def __init__(self, kind, target=None, seconds=None):
         self.kind = kind
         self.target = target
         self.seconds = seconds
-        self.name = kind if target is None else "%s:%s" % (kind, target)
+        self.name = kind if target is None else f"{kind}:{target}"
 
     @property
     def raw(self):
-        return self.name if self.seconds is None else "%s:%g" % (self.name, self.seconds)
+        return self.name if self.seconds is None else f"{self.name}:{self.seconds:g}"
 
     @property
     def windowed(self):
@@ -59,7 +59,7 @@ def parse_spec(text):
     """'pidstat:nginx' -> Spec; raises ValueError with a message fit for the command line."""
     kind, _, rest = text.partition(":")
     if kind not in KINDS:
-        raise ValueError("unknown collector %r (one of: %s)" % (kind, ", ".join(KINDS)))
+        raise ValueError("unknown collector {!r} (one of: {})".format(kind, ", ".join(KINDS)))
     if kind == "vmstat":
         if rest:
             raise ValueError("vmstat takes no argument")
@@ -76,9 +76,9 @@ def parse_spec(text):
         else:
             seconds = DEFAULT_WINDOW_S
         if not 0 < seconds <= MAX_WINDOW_S:
-            raise ValueError("%s: the window must be between 0 and %d seconds" % (text, MAX_WINDOW_S))
+            raise ValueError(f"{text}: the window must be between 0 and {MAX_WINDOW_S:g} seconds")
     if not _NAME.match(target or ""):
-        raise ValueError("%s needs a process name: %s:nginx" % (kind, kind))
+        raise ValueError(f"{kind} needs a process name: {kind}:nginx")
     return Spec(kind, target, seconds)
 
 
@@ -111,14 +111,14 @@ def capability(spec):
         if not root:
             return False, "netqtop needs root (it loads eBPF programs)"
         if not os.path.isdir(os.path.join("/sys/class/net", spec.target)):
-            return False, "no network interface named %s" % spec.target
+            return False, f"no network interface named {spec.target}"
         return True, None
     if spec.kind == "strace-c":
         if not shutil.which("strace"):
             return False, "strace not found (install strace)"
         scope = _read_int("/proc/sys/kernel/yama/ptrace_scope")
         if not root and scope is not None and scope >= 1:
-            return False, "kernel.yama.ptrace_scope=%d: attaching needs root" % scope
+            return False, f"kernel.yama.ptrace_scope={scope}: attaching needs root"
         if scope == 3:
             return False, "kernel.yama.ptrace_scope=3: ptrace attach is disabled"
         return True, None
@@ -127,7 +127,7 @@ def capability(spec):
             return False, "perf not found (install linux-perf or perf)"
         paranoid = _read_int("/proc/sys/kernel/perf_event_paranoid")
         if not root and paranoid is not None and paranoid > 2:
-            return False, "kernel.perf_event_paranoid=%d: perf needs root" % paranoid
+            return False, f"kernel.perf_event_paranoid={paranoid}: perf needs root"
         return True, None
     return False, "unknown collector"
 
@@ -149,7 +149,7 @@ def _tail_text(tail):
     return " | ".join(line for line in tail if line.strip())[-500:]
 
 
-class ToolCollector(object):
+class ToolCollector:
     """A tool printing a sample a second for the whole run. Each stdout line goes to the stream; stderr
     is kept to explain a failure."""
 
@@ -175,8 +175,8 @@ class ToolCollector(object):
         for thread in self._threads:
             thread.join(2.0)
         procs.forget(self.proc)
-        error = None if status == 0 else "%s exited with status %d: %s" % (
-            self.spec.kind, status, _tail_text(self._tail) or "no message")
+        message = _tail_text(self._tail) or "no message"
+        error = None if status == 0 else f"{self.spec.kind} exited with status {status}: {message}"
         log.warning("collector %s stopped during the run: %s", self.spec.name, error or "exited")
         self.stream.close(error)
 
@@ -203,7 +203,7 @@ def _wait(proc, seconds, ended):
 def _pick_target(spec, stream):
     pids = procs.find_processes(spec.target)
     if not pids:
-        stream.close("no process named %s" % spec.target)
+        stream.close(f"no process named {spec.target}")
     return pids
 
 
@@ -217,7 +217,7 @@ def run_strace(spec, stream, seconds, ended):
     argv = ["strace", "-c", "-f", "-p", str(pid)]
     if shutil.which("timeout"):
         # A watchdog independent of us: even if the agent is SIGKILLed, strace detaches in time.
-        argv = ["timeout", "-s", "INT", "-k", "5", "%d" % (seconds + 10)] + argv
+        argv = ["timeout", "-s", "INT", "-k", "5", str(int(seconds) + 10)] + argv
     log.info("strace -c attached to %s (pid %d) for %gs", spec.target, pid, seconds)
     output = []  # strace -c prints a few hundred lines at most
     proc = procs.spawn(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -228,7 +228,7 @@ def run_strace(spec, stream, seconds, ended):
     reader.join(5.0)
     # An idle target yields "attached", "detached" and no table: that is a result, not a failure.
     attached = any(line.lstrip().startswith("% time") or line.endswith(" attached") for line in output)
-    stream.close(None if attached else "strace exited with status %d: %s" % (status, _tail_text(output[-10:])))
+    stream.close(None if attached else f"strace exited with status {status}: {_tail_text(output[-10:])}")
 
 
 def run_perf(spec, stream, seconds, ended, tmp_path, on_profile):
@@ -239,7 +239,7 @@ def run_perf(spec, stream, seconds, ended, tmp_path, on_profile):
         return
     data = tmp_path + ".data"
     record = ["perf", "record", "-F", "499", "-g", "-p", ",".join(str(p) for p in pids),
-              "-o", data, "--", "sleep", "%g" % seconds]
+              "-o", data, "--", "sleep", f"{seconds:g}"]
     log.info("perf record on %s (pids %s) for %gs", spec.target, ",".join(str(p) for p in pids), seconds)
     tail = collections.deque(maxlen=10)
     proc = procs.spawn(record, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -249,7 +249,7 @@ def run_perf(spec, stream, seconds, ended, tmp_path, on_profile):
     status = procs.stop(proc, signal.SIGINT, 30.0, group=False)
     reader.join(5.0)
     if status != 0 or not os.path.exists(data):
-        stream.close("perf record exited with status %d: %s" % (status, _tail_text(tail)))
+        stream.close(f"perf record exited with status {status}: {_tail_text(tail)}")
         _unlink(data)
         return
     script = procs.spawn(["perf", "script", "-i", data], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -273,8 +273,8 @@ def run_perf(spec, stream, seconds, ended, tmp_path, on_profile):
         _unlink(data)
     if status != 0 or not size:
         _unlink(gz_path)
-        stream.close("perf script exited with status %d: %s" % (status, _tail_text(errors)) if status
-                     else "perf recorded no samples (was %s idle?)" % spec.target)
+        stream.close(f"perf script exited with status {status}: {_tail_text(errors)}" if status
+                     else f"perf recorded no samples (was {spec.target} idle?)")
         return
     on_profile(gz_path)
     stream.close()
@@ -298,7 +298,7 @@ def snapshot_config(path):
     except OSError as e:
         return None, e.strerror or str(e)
     if len(data) > CONFIG_MAX_BYTES:
-        return None, "larger than %d bytes" % CONFIG_MAX_BYTES
+        return None, f"larger than {CONFIG_MAX_BYTES} bytes"
     return redactor.data(data), None
 
 
@@ -319,5 +319,5 @@ def snapshot_sysctls(keys):
         except OSError as e:
             failed[key] = e.strerror or str(e)
             continue
-        lines.append("%s = %s" % (key, value))
+        lines.append(f"{key} = {value}")
     return "".join(line + "\n" for line in lines), failed

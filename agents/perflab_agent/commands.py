@@ -47,9 +47,9 @@ def upload(client, args):
             failures += 1
             continue
         if kind == "profile":
-            endpoint, query = "/api/runs/%s/profiles" % args.run, {"role": args.role, "name": name}
+            endpoint, query = f"/api/runs/{args.run}/profiles", {"role": args.role, "name": name}
         else:
-            endpoint, query = ("/api/agent/runs/%s/artifacts" % args.run,
+            endpoint, query = (f"/api/agent/runs/{args.run}/artifacts",
                                {"kind": args.kind, "name": name, "role": args.role})
         try:
             resp = _post_bytes(client, endpoint, query, data)
@@ -65,11 +65,11 @@ def upload(client, args):
         if args.json:
             _print_json(doc)
         elif kind == "profile":
-            print("%s: profile %s (%s, %s %s in %s frames%s)" % (
+            print("{}: profile {} ({}, {} {} in {} frames{})".format(
                 path, doc.get("profile_id"), doc.get("format"), doc.get("total"), doc.get("unit"),
                 doc.get("frames"), ", lossy" if doc.get("lossy") else ""))
         else:
-            print("%s: artifact %s (%s)" % (path, doc.get("artifact_id"), args.kind))
+            print("{}: artifact {} ({})".format(path, doc.get("artifact_id"), args.kind))
     return 1 if failures else 0
 
 
@@ -97,7 +97,7 @@ def import_files(client, args):
         log.error("%s: %s", e.filename, e.strerror or e)
         return 1
     try:
-        resp = client.call("POST", "/api/projects/%s/imports" % args.project, json_body=body,
+        resp = client.call("POST", f"/api/projects/{args.project}/imports", json_body=body,
                            deadline=time.monotonic() + CALL_DEADLINE_S, what="import")
     except NetworkError as e:
         log.error("import failed: %s", e)
@@ -115,7 +115,7 @@ def import_files(client, args):
     for entry in doc.get("files") or []:
         if isinstance(entry, dict) and entry.get("warnings"):
             for warning in entry["warnings"]:
-                sys.stderr.write("%s: %s\n" % (entry.get("name"), warning))
+                sys.stderr.write("{}: {}\n".format(entry.get("name"), warning))
     return 0
 
 
@@ -128,26 +128,26 @@ def format_value(value):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
     if isinstance(value, int) or float(value).is_integer() and abs(value) >= 1000:
-        return "{:,}".format(int(value))
+        return f"{int(value):,}"
     if abs(value) >= 100:
-        return "%.1f" % value
+        return f"{value:.1f}"
     if abs(value) >= 1:
-        return "%.2f" % value
-    return "%.3g" % value
+        return f"{value:.2f}"
+    return f"{value:.3g}"
 
 
 def _cell(metric, experiment, baseline):
     value = format_value((metric.get("values") or {}).get(experiment))
     runs = (metric.get("runs") or {}).get(experiment)
     if runs and runs > 1:
-        value += " (n=%d)" % runs
+        value += f" (n={runs})"
     if experiment == baseline:
         return value
     delta = (metric.get("delta_pct") or {}).get(experiment)
     verdict = (metric.get("verdict") or {}).get(experiment)
     extra = []
     if delta is not None:
-        extra.append("%+.1f%%" % delta)
+        extra.append(f"{delta:+.1f}%")
     if verdict:
         extra.append(verdict.replace("_", " "))
     return value + (" " + ", ".join(extra) if extra else "")
@@ -157,7 +157,7 @@ def compare_rows(doc):
     """Header and rows of the comparison: a metric per row, an experiment per column."""
     baseline = doc.get("baseline")
     experiments = doc.get("experiments") or []
-    header = ["metric"] + ["%s (baseline)" % e if e == baseline else e for e in experiments]
+    header = ["metric"] + [f"{e} (baseline)" if e == baseline else e for e in experiments]
     rows = []
     for metric in doc.get("metrics") or []:
         arrow = {"higher_is_better": " (higher is better)", "lower_is_better": " (lower is better)"}
@@ -188,7 +188,7 @@ def render_markdown(doc):
 def compare(client, args):
     query = {"baseline": args.baseline, "experiments": list(args.experiments)}
     try:
-        resp = client.call("GET", "/api/projects/%s/compare" % args.project, query=query,
+        resp = client.call("GET", f"/api/projects/{args.project}/compare", query=query,
                            deadline=time.monotonic() + CALL_DEADLINE_S, what="compare")
     except NetworkError as e:
         log.error("compare failed: %s", e)

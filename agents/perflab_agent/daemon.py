@@ -18,10 +18,16 @@ import threading
 import time
 
 from perflab_agent import __version__, facts, procs
-from perflab_agent.collectors import (ToolCollector, capability, run_perf, run_strace, snapshot_config,
-                                      snapshot_sysctls)
+from perflab_agent.collectors import (
+    ToolCollector,
+    capability,
+    run_perf,
+    run_strace,
+    snapshot_config,
+    snapshot_sysctls,
+)
 from perflab_agent.sender import Sender
-from perflab_agent.streams import Batcher, LineStream, Limits
+from perflab_agent.streams import Batcher, Limits, LineStream
 from perflab_agent.transport import NetworkError, Stopped
 from perflab_agent.util import log, valid_run_id
 
@@ -56,15 +62,15 @@ def artifact_upload(run_id, kind, name, role, data):
     """(path, query, body, content_encoding) of a config or sysctl snapshot."""
     query = {"kind": kind, "name": name, "role": role}
     if len(data) > 1024:
-        return "/api/agent/runs/%s/artifacts" % run_id, query, gzip.compress(data), "gzip"
-    return "/api/agent/runs/%s/artifacts" % run_id, query, data, None
+        return f"/api/agent/runs/{run_id}/artifacts", query, gzip.compress(data), "gzip"
+    return f"/api/agent/runs/{run_id}/artifacts", query, data, None
 
 
 def profile_query(role):
     return {"role": role, "name": "perf"}
 
 
-class Daemon(object):
+class Daemon:
     def __init__(self, client, spool, agent_id, role, specs, config_files=(), sysctls=(),
                  poll_timeout=25.0, heartbeat_interval=10.0):
         self.client = client
@@ -244,7 +250,7 @@ class Daemon(object):
         self.spool.close()
 
 
-class RunCapture(object):
+class RunCapture:
     """The collectors of one run on this host, from join to the closing batches."""
 
     def __init__(self, daemon, run_id, experiment):
@@ -264,7 +270,7 @@ class RunCapture(object):
     def _main(self):
         try:
             self._capture()
-        except Exception:
+        except Exception:  # noqa: BLE001 - whatever broke, the run's streams must still close
             log.exception("run %s: capture failed", self.run_id)
             for stream in self.streams:
                 stream.close("agent error")
@@ -293,7 +299,7 @@ class RunCapture(object):
             try:
                 collector.start()
             except OSError as e:
-                failed[spec.name] = "cannot start %s: %s" % (spec.kind, e)
+                failed[spec.name] = f"cannot start {spec.kind}: {e}"
                 stream.close(failed[spec.name])
                 continue
             tools.append(collector)
@@ -343,13 +349,13 @@ class RunCapture(object):
         d = self.daemon
         body = {"agent_id": d.agent_id, "role": d.role, "streams": names, "failed": failed}
         try:
-            resp = d.client.call("POST", "/api/agent/runs/%s/join" % self.run_id, json_body=body,
-                                 stop=self.ended, retry_auth=True, what="join run %s" % self.run_id)
+            resp = d.client.call("POST", f"/api/agent/runs/{self.run_id}/join", json_body=body,
+                                 stop=self.ended, retry_auth=True, what=f"join run {self.run_id}")
         except Stopped:
             return
         if resp.ok:
             log.info("run %s: joined with %s%s", self.run_id, ", ".join(names) or "no streams",
-                     "; unavailable: %s" % ", ".join(sorted(failed)) if failed else "")
+                     "; unavailable: {}".format(", ".join(sorted(failed))) if failed else "")
         elif resp.status == 404:
             log.warning("run %s: the server does not know it (%s)", self.run_id, resp.detail())
             self.ended.set()
@@ -367,27 +373,27 @@ class RunCapture(object):
         for spec, stream in sorted(windows, key=lambda w: w[0].kind != "perf"):
             if self.ended.is_set():
                 if not self.suspend:
-                    stream.close("the run ended before the %s window started" % spec.kind)
+                    stream.close(f"the run ended before the {spec.kind} window started")
                 continue
             try:
                 if spec.kind == "perf":
-                    tmp = self.daemon.spool.tmp_path("perf-%s-%d" % (self.run_id, os.getpid()))
+                    tmp = self.daemon.spool.tmp_path(f"perf-{self.run_id}-{os.getpid()}")
                     run_perf(spec, stream, spec.seconds, self.ended, tmp, self._queue_profile)
                 else:
                     run_strace(spec, stream, spec.seconds, self.ended)
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - one failed window must not skip the next one
                 log.exception("run %s: %s failed", self.run_id, spec.name)
-                stream.close("%s failed: %s" % (spec.kind, e))
+                stream.close(f"{spec.kind} failed: {e}")
 
     def _queue_profile(self, path):
         d = self.daemon
-        d.spool.add_upload("/api/runs/%s/profiles" % self.run_id, profile_query(d.role), body_file=path)
+        d.spool.add_upload(f"/api/runs/{self.run_id}/profiles", profile_query(d.role), body_file=path)
 
 
 # ---------------------------------------------------------------- daemon --test
 
 
-class MemorySink(object):
+class MemorySink:
     """Stands in for the spool in `daemon --test`: keeps sealed batches to print them."""
 
     def __init__(self):
@@ -424,14 +430,14 @@ def run_test(agent_id, role, specs, config_files=(), sysctls=(), out=None):
     def show_profile(path):
         with gzip.open(path, "rt", errors="replace") as f:
             head = [line.rstrip("\n") for _, line in zip(range(8), f)]
-        emit({"would_send": "POST /api/runs/%s/profiles" % run_id, "query": profile_query(role),
+        emit({"would_send": f"POST /api/runs/{run_id}/profiles", "query": profile_query(role),
               "bytes": os.path.getsize(path), "first_lines": head})
 
     try:
         for spec in specs:
             available, reason = capability(spec)
             if not available:
-                problems.append("%s: %s" % (spec.name, reason))
+                problems.append(f"{spec.name}: {reason}")
                 continue
             stream = LineStream(sink, run_id, spec.name, hold=spec.kind == "strace-c")
             streams.append(stream)
@@ -460,24 +466,24 @@ def run_test(agent_id, role, specs, config_files=(), sysctls=(), out=None):
         for batch in sink.batches:
             batch["role"] = role
             if batch["error"]:
-                problems.append("%s: %s" % (batch["stream"], batch["error"]))
+                problems.append("{}: {}".format(batch["stream"], batch["error"]))
         for stream in streams:
             if not stream.lines_seen and stream.name.split(":")[0] != "perf":
-                problems.append("%s: printed nothing" % stream.name)
+                problems.append(f"{stream.name}: printed nothing")
         if sink.batches:
             emit({"would_send": "POST /api/ingest/batches", "body": {"agent_id": agent_id, "batches": sink.batches}})
         for path in config_files:
             data, reason = snapshot_config(path)
             if data is None:
-                problems.append("config %s: %s" % (path, reason))
+                problems.append(f"config {path}: {reason}")
                 continue
-            emit({"would_send": "POST /api/agent/runs/%s/artifacts" % run_id,
+            emit({"would_send": f"POST /api/agent/runs/{run_id}/artifacts",
                   "query": {"kind": "config", "name": path, "role": role},
                   "bytes": len(data), "content": data.decode("utf-8", "replace")[:4000]})
         if sysctls:
             text, errors = snapshot_sysctls(sysctls)
-            problems.extend("sysctl %s: %s" % item for item in sorted(errors.items()))
-            emit({"would_send": "POST /api/agent/runs/%s/artifacts" % run_id,
+            problems.extend("sysctl {}: {}".format(*item) for item in sorted(errors.items()))
+            emit({"would_send": f"POST /api/agent/runs/{run_id}/artifacts",
                   "query": {"kind": "sysctl", "name": "sysctl", "role": role}, "content": text})
         usage = procs.SelfUsage()
         emit({"would_send": "POST /api/agent/heartbeat",
@@ -489,7 +495,7 @@ def run_test(agent_id, role, specs, config_files=(), sysctls=(), out=None):
         procs.kill_all()
         shutil.rmtree(workdir, ignore_errors=True)
     for problem in problems:
-        sys.stderr.write("perflab-agent daemon --test: %s\n" % problem)
-    sys.stderr.write("perflab-agent daemon --test: %d collectors, %d problems; nothing was sent\n"
-                     % (len(specs), len(problems)))
+        sys.stderr.write(f"perflab-agent daemon --test: {problem}\n")
+    sys.stderr.write(f"perflab-agent daemon --test: {len(specs)} collectors, {len(problems)} problems; "
+                     "nothing was sent\n")
     return 1 if problems else 0

@@ -44,7 +44,7 @@ def parse_cpu_list(text):
 
 def cpu_model(cpuinfo):
     for key in ("model name", "Model", "Hardware", "cpu model", "Processor"):
-        m = re.search(r"^%s\s*:\s*(.+)$" % re.escape(key), cpuinfo or "", re.MULTILINE)
+        m = re.search(rf"^{re.escape(key)}\s*:\s*(.+)$", cpuinfo or "", re.MULTILINE)
         if m:
             return m.group(1).strip()
     return platform.processor() or None
@@ -162,8 +162,9 @@ def tool_version(name):
     if not argv:
         return None
     try:
+        # universal_newlines, not text=: Python 3.6.
         out = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             env=tool_env(), timeout=5, universal_newlines=True).stdout
+                             env=tool_env(), timeout=5, check=False, universal_newlines=True).stdout  # noqa: UP021
     except (OSError, subprocess.SubprocessError):
         return None
     first = out.strip().splitlines()[0] if out.strip() else ""

@@ -117,7 +117,7 @@ def find_processes(name):
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) in own:
             continue
-        comm = _read("/proc/%s/comm" % entry)
+        comm = _read(f"/proc/{entry}/comm")
         if comm is None:
             continue
         comm = comm.rstrip("\n")
@@ -130,7 +130,7 @@ def find_processes(name):
 
 def cpu_ticks(pid):
     """utime + stime of a process, in clock ticks (None when it is gone)."""
-    stat = _read("/proc/%d/stat" % pid)
+    stat = _read(f"/proc/{pid}/stat")
     if not stat:
         return None
     # The command name may contain spaces and parentheses: fields start after the last ')'.
@@ -155,7 +155,7 @@ def busiest(pids, interval=1.0):
     return best
 
 
-class SelfUsage(object):
+class SelfUsage:
     """The agent's own CPU (percent of one core since the last reading) and resident memory."""
 
     def __init__(self):

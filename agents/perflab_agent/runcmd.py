@@ -5,6 +5,7 @@ only one {"run_id", "status"} object per run, and the load command's output goes
 """
 
 import collections
+import json
 import os
 import re
 import shlex
@@ -12,14 +13,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 import uuid
 
 from perflab_agent import procs
 from perflab_agent.sender import Sender
 from perflab_agent.spool import Spool
-from perflab_agent.streams import Batcher, LineStream, Limits, start_pump
+from perflab_agent.streams import Batcher, Limits, LineStream, start_pump
 from perflab_agent.transport import NetworkError
 from perflab_agent.util import format_duration, log, parse_duration, redactor
 
@@ -63,7 +63,7 @@ def parse_rps(text):
     return float(m.group(1)) if m else None
 
 
-class Output(object):
+class Output:
     """Where the human-facing lines go: stdout normally, nowhere with --json (warnings use the log)."""
 
     def __init__(self, json_mode):
@@ -80,7 +80,7 @@ class Output(object):
         stream.flush()
 
 
-class RunCommand(object):
+class RunCommand:
     def __init__(self, client, agent_id, state_dir, args):
         self.client = client
         self.agent_id = agent_id
@@ -107,7 +107,7 @@ class RunCommand(object):
                     return 2
                 exit_code = exit_code or code
                 if index < self.args.repeat and self.args.cooldown > 0:
-                    self.out.say("cooldown %s" % format_duration(self.args.cooldown))
+                    self.out.say(f"cooldown {format_duration(self.args.cooldown)}")
                     time.sleep(self.args.cooldown)
             return exit_code
         except (KeyboardInterrupt, procs.Shutdown):
@@ -122,8 +122,8 @@ class RunCommand(object):
     def _label(self, index):
         if self.args.repeat == 1:
             return self.args.label or ""
-        counter = "run %d of %d" % (index, self.args.repeat)
-        return "%s (%s)" % (self.args.label, counter) if self.args.label else counter
+        counter = f"run {index} of {self.args.repeat}"
+        return f"{self.args.label} ({counter})" if self.args.label else counter
 
     def _call(self, method, path, what, **kwargs):
         return self.client.call(method, path, deadline=time.monotonic() + CALL_DEADLINE_S, what=what, **kwargs)
@@ -133,7 +133,7 @@ class RunCommand(object):
         a = self.args
         run_id = str(uuid.uuid4())
         if a.repeat > 1:
-            self.out.say("run %d of %d of %r" % (index, a.repeat, a.experiment))
+            self.out.say(f"run {index} of {a.repeat} of {a.experiment!r}")
         command_text = " ".join(shlex.quote(arg) for arg in self.argv)
         body = {"run_id": run_id, "project": a.project, "experiment": a.experiment, "label": self._label(index),
                 "load_command": redactor.text(command_text), "wait_for_roles": self.wait_for,
@@ -150,19 +150,19 @@ class RunCommand(object):
         if doc.get("project") not in (None, a.project):
             log.error("the token belongs to project %r, not %r", doc.get("project"), a.project)
             return None
-        run_url = "%s/runs/%s" % (self.client.server, run_id)
-        self.out.say("run %s created: %s" % (run_id, run_url))
+        run_url = f"{self.client.server}/runs/{run_id}"
+        self.out.say(f"run {run_id} created: {run_url}")
         self._wait_for_daemons(run_id)
         self.spool.open_stream(run_id, "load", self.source, a.role)
         stream = LineStream(self.spool, run_id, "load")
         self.batcher.add(stream)
         try:
-            self._call("POST", "/api/agent/runs/%s/start" % run_id, "start run", json_body={"started_at": time.time()})
+            self._call("POST", f"/api/agent/runs/{run_id}/start", "start run", json_body={"started_at": time.time()})
         except NetworkError as e:
             log.warning("could not mark the run started (%s); running the load anyway", e)
         exit_code, rps, interrupted = self._run_load(stream)
         try:
-            self._call("POST", "/api/agent/runs/%s/finish" % run_id, "finish run",
+            self._call("POST", f"/api/agent/runs/{run_id}/finish", "finish run",
                        json_body={"exit_code": exit_code, "ended_at": time.time()})
         except NetworkError as e:
             log.error("could not mark the run finished: %s", e)
@@ -172,12 +172,12 @@ class RunCommand(object):
                         "`perflab-agent run` with this --state-dir", self.spool.pending(run_id), run_id,
                         self.spool.path)
         status = self._status(run_id)
-        done = "exit %d" % exit_code
+        done = f"exit {exit_code}"
         if rps is not None:
-            done += ", %.2f requests/sec" % rps
-        self.out.say("done: %s; run %s: %s" % (done, status, run_url))
+            done += f", {rps:.2f} requests/sec"
+        self.out.say(f"done: {done}; run {status}: {run_url}")
         if a.json:
-            sys.stdout.write('{"run_id": "%s", "status": "%s"}\n' % (run_id, status.replace('"', "")))
+            sys.stdout.write(json.dumps({"run_id": run_id, "status": status}) + "\n")
             sys.stdout.flush()
         if interrupted:
             raise KeyboardInterrupt()
@@ -185,7 +185,7 @@ class RunCommand(object):
 
     def _status(self, run_id):
         try:
-            resp = self.client.request("GET", "/api/agent/runs/%s" % run_id, timeout=10)
+            resp = self.client.request("GET", f"/api/agent/runs/{run_id}", timeout=10)
         except NetworkError:
             return "unknown"
         doc = resp.json() if resp.ok else None
@@ -197,7 +197,7 @@ class RunCommand(object):
         seen, said_waiting, missing = {}, False, None
         while True:
             try:
-                resp = self.client.request("GET", "/api/agent/runs/%s" % run_id, timeout=10)
+                resp = self.client.request("GET", f"/api/agent/runs/{run_id}", timeout=10)
                 doc = resp.json() if resp.ok else None
             except NetworkError as e:
                 log.debug("run status: %s", e)
@@ -207,14 +207,14 @@ class RunCommand(object):
                     key = host.get("agent_id") or host.get("hostname")
                     if seen.get(key) != host.get("state"):
                         seen[key] = host.get("state")
-                        self.out.say("host %s (%s): %s" % (host.get("hostname"), host.get("role"), host.get("state")))
+                        self.out.say("host {} ({}): {}".format(host.get("hostname"), host.get("role"), host.get("state")))
                 missing = doc.get("missing_roles") or []
                 if not missing:
                     if seen:
-                        self.out.say("%d host(s) joined" % len(seen))
+                        self.out.say(f"{len(seen)} host(s) joined")
                     return
                 if not said_waiting:
-                    self.out.say("waiting up to %s for: %s" % (format_duration(self.args.wait_timeout),
+                    self.out.say("waiting up to {} for: {}".format(format_duration(self.args.wait_timeout),
                                                               ", ".join(missing)))
                     said_waiting = True
             if time.monotonic() >= deadline:
@@ -228,10 +228,10 @@ class RunCommand(object):
         whether the user interrupted it)."""
         argv = load_argv(self.argv)
         duration = wrk_duration(self.argv)
-        self.out.say("running: %s" % " ".join(shlex.quote(arg) for arg in self.argv))
+        self.out.say("running: {}".format(" ".join(shlex.quote(arg) for arg in self.argv)))
         rps = collections.deque(maxlen=1)
 
-        class Tee(object):
+        class Tee:
             """Each output line: to the stream, to the terminal, and scanned for wrk's Requests/sec."""
 
             def __init__(self, out):
@@ -246,8 +246,8 @@ class RunCommand(object):
         try:
             proc = procs.spawn(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         except OSError as e:
-            stream.add("perflab-agent: cannot run %s: %s" % (argv[0], e))
-            stream.close("cannot run %s: %s" % (argv[0], e))
+            stream.add(f"perflab-agent: cannot run {argv[0]}: {e}")
+            stream.close(f"cannot run {argv[0]}: {e}")
             log.error("cannot run %s: %s", argv[0], e)
             return 127, None, False
         reader = start_pump(proc.stdout, stream, Tee(self.out), name="perflab-load")
@@ -263,10 +263,9 @@ class RunCommand(object):
                 except subprocess.TimeoutExpired:
                     elapsed = time.monotonic() - started
                     if duration:
-                        self.out.say("%s elapsed, %s remaining" % (format_duration(elapsed),
-                                                                   format_duration(max(0.0, duration - elapsed))))
+                        self.out.say(f"{format_duration(elapsed)} elapsed, {format_duration(max(0.0, duration - elapsed))} remaining")
                     else:
-                        self.out.say("%s elapsed" % format_duration(elapsed))
+                        self.out.say(f"{format_duration(elapsed)} elapsed")
         except (KeyboardInterrupt, procs.Shutdown):
             interrupted = True
             # SIGINT first: wrk prints its summary when interrupted.

@@ -18,7 +18,7 @@ EXPIRE_EVERY_S = 30.0
 UPLOAD_TIMEOUT_S = 300.0
 
 
-class _Outcome(object):
+class _Outcome:
     def __init__(self, kind, retry_after=None, reason=""):
         self.kind = kind
         self.retry_after = retry_after
@@ -39,7 +39,7 @@ def _auth(reason):
 
 class Sender(threading.Thread):
     def __init__(self, client, spool, agent_id, limits):
-        super(Sender, self).__init__(name="perflab-sender", daemon=True)
+        super().__init__(name="perflab-sender", daemon=True)
         self.client = client
         self.spool = spool
         self.agent_id = agent_id
@@ -75,7 +75,7 @@ class Sender(threading.Thread):
             generation = self.spool.generation
             try:
                 outcome = self._send_once()
-            except Exception:
+            except Exception:  # noqa: BLE001 - the sender thread must outlive any bug in one send
                 log.exception("sender: unexpected error")
                 outcome = _retry("internal error")
             if outcome is OK:
@@ -244,7 +244,7 @@ class Sender(threading.Thread):
             log.error("sender: upload %s unreadable (%s); setting it aside", upload.id, e)
             self.spool.finish_upload(upload, reject_reason=str(e))
             return OK
-        what = "%s?%s" % (upload.path, "&".join("%s=%s" % kv for kv in sorted(upload.query.items())))
+        what = "{}?{}".format(upload.path, "&".join("{}={}".format(*kv) for kv in sorted(upload.query.items())))
         if resp.ok:
             log.info("sender: uploaded %s (%d bytes)", what, upload.size)
             self.spool.finish_upload(upload)

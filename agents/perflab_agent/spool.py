@@ -49,10 +49,10 @@ class SpoolLocked(Exception):
     """Another agent process owns this spool directory."""
 
 
-class Item(object):
+class Item:
     """One batch checked out for sending: `key` is (run_id, stream, seq); `batch` the object to post."""
 
-    __slots__ = ("key", "batch", "size", "stream", "entry")
+    __slots__ = ("batch", "entry", "key", "size", "stream")
 
     def __init__(self, key, batch, size, stream, entry):
         self.key = key
@@ -62,10 +62,10 @@ class Item(object):
         self.entry = entry
 
 
-class Upload(object):
+class Upload:
     """An artifact or profile checked out for sending; the body stays on disk until it is posted."""
 
-    __slots__ = ("id", "path", "query", "content_encoding", "body_path", "size")
+    __slots__ = ("body_path", "content_encoding", "id", "path", "query", "size")
 
     def __init__(self, upload_id, meta, body_path, size):
         self.id = upload_id
@@ -76,10 +76,10 @@ class Upload(object):
         self.size = size
 
 
-class _Entry(object):
+class _Entry:
     """One file of a stream: a sealed batch (seq == last), or a stub for the seqs seq..last."""
 
-    __slots__ = ("file_seq", "seq", "last", "size", "sealed_at", "stub", "acked")
+    __slots__ = ("acked", "file_seq", "last", "sealed_at", "seq", "size", "stub")
 
     def __init__(self, seq, size, sealed_at):
         self.file_seq = seq
@@ -95,8 +95,8 @@ class _Entry(object):
         return self.last - self.seq + 1
 
 
-class _Stream(object):
-    __slots__ = ("run_id", "name", "path", "next_seq", "dropped", "source", "role", "closed", "files")
+class _Stream:
+    __slots__ = ("closed", "dropped", "files", "name", "next_seq", "path", "role", "run_id", "source")
 
     def __init__(self, run_id, name, path):
         self.run_id = run_id
@@ -110,23 +110,23 @@ class _Stream(object):
         self.files = collections.deque()
 
     def file_path(self, entry):
-        return os.path.join(self.path, "%d.json" % entry.file_seq)
+        return os.path.join(self.path, f"{entry.file_seq}.json")
 
 
-class Spool(object):
+class Spool:
     def __init__(self, path, max_bytes, max_age_s):
         self.path = os.path.abspath(path)
         self.max_bytes = max_bytes
         self.max_age_s = max_age_s
         for sub in _SPECIAL_DIRS:
             os.makedirs(os.path.join(self.path, sub), mode=0o700, exist_ok=True)
-        self._lock_file = open(os.path.join(self.path, ".lock"), "a")
+        # Held open for the spool's lifetime: the flock lasts as long as the file stays open.
+        self._lock_file = open(os.path.join(self.path, ".lock"), "a")  # noqa: SIM115
         try:
             fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             self._lock_file.close()
-            raise SpoolLocked("another perflab-agent process is using %s (give this one its own --state-dir)"
-                              % self.path)
+            raise SpoolLocked(f"another perflab-agent process is using {self.path} (give this one its own --state-dir)")
         self._lock = threading.RLock()
         # Notified on every seal and upload (and `generation` bumped), so the sender wakes at once.
         self.changed = threading.Condition(self._lock)
@@ -152,7 +152,7 @@ class Spool(object):
         """Register a stream, or pick it up where a previous process left it (seq, dropped, closed).
         Returns whether it is already closed."""
         if not valid_run_id(run_id):
-            raise ValueError("invalid run id %r" % (run_id,))
+            raise ValueError(f"invalid run id {run_id!r}")
         with self._lock:
             st = self._streams.get((run_id, name))
             if st is None:
@@ -179,14 +179,14 @@ class Spool(object):
         with self._lock:
             st = self._streams[(run_id, name)]
             if st.closed:
-                raise ValueError("stream %s of run %s is already closed" % (name, run_id))
+                raise ValueError(f"stream {name} of run {run_id} is already closed")
             if run_id in self._gone_runs:
                 return None
             seq = st.next_seq
             data = _encode({"run_id": run_id, "stream": name, "source": st.source, "role": st.role,
                             "seq": seq, "lines": lines, "dropped": st.dropped,
                             "closed": bool(closed), "error": error})
-            atomic_write(os.path.join(st.path, "%d.json" % seq), data)
+            atomic_write(os.path.join(st.path, f"{seq}.json"), data)
             st.files.append(_Entry(seq, len(data), time.time()))
             st.next_seq += 1
             self._bytes += len(data)
@@ -247,7 +247,7 @@ class Spool(object):
                     if isinstance(e, OSError) and e.errno == errno.ENOENT:
                         self._forget_entry(st, entry)
                     else:
-                        self._set_aside(st, entry, "unreadable spool file: %s" % e)
+                        self._set_aside(st, entry, f"unreadable spool file: {e}")
                 continue
             stub_through = batch.pop("stub_through", None)
             if stub_through is not None and not entry.stub:
@@ -369,7 +369,7 @@ class Spool(object):
         """Queue a POST of `body` (bytes) or of the file `body_file` (moved into the spool)."""
         with self._lock:
             self._upload_seq += 1
-            upload_id = "%016d%06d" % (int(time.time() * 1e6), self._upload_seq % 1000000)
+            upload_id = f"{int(time.time() * 1e6):016d}{self._upload_seq % 1000000:06d}"
         body_path = os.path.join(self.path, "uploads", upload_id + ".body")
         if body_file is not None:
             with open(body_file, "rb") as f:
@@ -460,9 +460,9 @@ class Spool(object):
                     pass
             for run_id in os.listdir(self.path):
                 run_path = os.path.join(self.path, run_id)
-                if valid_run_id(run_id) and run_id not in _SPECIAL_DIRS and os.path.isdir(run_path):
-                    if not any(key[0] == run_id for key in self._streams):
-                        shutil.rmtree(run_path, ignore_errors=True)
+                if (valid_run_id(run_id) and run_id not in _SPECIAL_DIRS and os.path.isdir(run_path)
+                        and not any(key[0] == run_id for key in self._streams)):
+                    shutil.rmtree(run_path, ignore_errors=True)
 
     def _enforce_size(self):
         while self._bytes > self.max_bytes:
@@ -476,7 +476,7 @@ class Spool(object):
                     break
             if victim is None:
                 return
-            self._drop(victim[0], victim[1], "spool full (%d bytes)" % self.max_bytes)
+            self._drop(victim[0], victim[1], f"spool full ({self.max_bytes} bytes)")
 
     def _drop(self, st, entry, why):
         """Drop a batch's lines: it becomes (or joins the preceding) stub, and the lines are counted."""
@@ -550,7 +550,7 @@ class Spool(object):
             pass
 
     def _set_aside(self, st, entry, reason):
-        name = "%s_%s_%d" % (st.run_id, os.path.basename(st.path), entry.file_seq)
+        name = f"{st.run_id}_{os.path.basename(st.path)}_{entry.file_seq}"
         if len(st.files) == 1:
             self._write_meta(st)
         self._forget_entry(st, entry)

@@ -20,7 +20,7 @@ MIN_BATCH_BYTES = 1024
 MAX_UNSEALED_LINES = 100000
 
 
-class Limits(object):
+class Limits:
     """How large a sealed batch may be. The sender lowers it when the server answers 413, so that
     later batches are split before they get a seq (docs/protocol.md, "Splitting on 413")."""
 
@@ -46,7 +46,7 @@ def split_lines(lines, max_bytes):
     return chunks
 
 
-class LineStream(object):
+class LineStream:
     """One stream of one run (e.g. "pidstat:nginx"): lines waiting to be sealed into the sink.
 
     The sink is the spool (or, for `daemon --test`, memory). With `hold`, lines are sealed only when
@@ -128,7 +128,7 @@ class Batcher(threading.Thread):
     """Seals every registered stream once a second (and closing streams at that tick)."""
 
     def __init__(self, limits, interval=1.0):
-        super(Batcher, self).__init__(name="perflab-batcher", daemon=True)
+        super().__init__(name="perflab-batcher", daemon=True)
         self.limits = limits
         self.interval = interval
         self._streams = []
@@ -158,7 +158,7 @@ class Batcher(threading.Thread):
         for stream in streams:
             try:
                 stream.seal(self.limits)
-            except Exception:
+            except Exception:  # noqa: BLE001 - one broken stream must not stop the others' sealing
                 log.exception("sealing %s failed", stream.name)
         with self._lock:
             self._streams = [s for s in self._streams if not s.done.is_set()]

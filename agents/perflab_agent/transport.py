@@ -73,7 +73,7 @@ class NetworkError(Exception):
     """No HTTP answer at all: refused, reset, timed out, TLS failure."""
 
 
-class Response(object):
+class Response:
     def __init__(self, status, headers, body):
         self.status = status
         self.headers = headers
@@ -103,7 +103,8 @@ class Response(object):
                 text = json.dumps(text)
         else:
             text = self.body[:300].decode("utf-8", "replace").strip()
-        return redactor.text("HTTP %d%s" % (self.status, (": " + text[:500]) if text else ""))
+        suffix = (": " + text[:500]) if text else ""
+        return redactor.text(f"HTTP {self.status}{suffix}")
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -112,13 +113,13 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-class Client(object):
+class Client:
     """One perflab server. Thread-safe: the sender, poller and heartbeat share it."""
 
     def __init__(self, server, token, timeout=30.0, ca_file=None):
         parsed = urllib.parse.urlsplit(server or "")
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise ValueError("--server must be an http:// or https:// URL, got %r" % (server,))
+            raise ValueError(f"--server must be an http:// or https:// URL, got {server!r}")
         self.server = server.rstrip("/")
         self._token = token
         self.timeout = timeout
@@ -175,7 +176,7 @@ class Client(object):
                 resp.close()
         except (urllib.error.URLError, OSError, http.client.HTTPException, socket.timeout) as e:
             reason = getattr(e, "reason", None) or e
-            raise NetworkError(redactor.text("%s %s: %s" % (method, path, reason)))
+            raise NetworkError(redactor.text(f"{method} {path}: {reason}"))
         if answer.status < 500:
             with self._lock:
                 listeners = list(self._listeners)
@@ -192,7 +193,7 @@ class Client(object):
         (a threading.Event) is set.
         """
         failures = 0
-        what = what or "%s %s" % (method, path)
+        what = what or f"{method} {path}"
         while True:
             error = None
             try:
@@ -213,7 +214,7 @@ class Client(object):
                 level = log.warning if failures == 1 or failures % 10 == 0 else log.debug
                 level("%s failed (%s); retry %d in %.1fs", what, error or resp.detail(), failures, delay)
             if deadline is not None and time.monotonic() + delay > deadline:
-                raise NetworkError("%s: gave up (%s)" % (what, error or resp.detail()))
+                raise NetworkError(f"{what}: gave up ({error or resp.detail()})")
             if stop is not None:
                 if stop.wait(delay):
                     raise Stopped()

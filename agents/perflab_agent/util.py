@@ -15,7 +15,7 @@ REDACTED = "[REDACTED]"
 TOOL_ENV = {"LC_ALL": "C", "LANG": "C", "S_TIME_FORMAT": "ISO", "PYTHONUNBUFFERED": "1"}
 
 
-class Redactor(object):
+class Redactor:
     """Replaces secrets (the token) wherever they could leak: log records, streamed lines, uploads."""
 
     def __init__(self):
@@ -153,10 +153,10 @@ def valid_run_id(run_id):
 
 
 def format_duration(seconds):
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     if seconds < 60:
-        return "%ds" % seconds
+        return f"{seconds}s"
     if seconds < 3600:
-        return "%dm%02ds" % divmod(seconds, 60)
+        return "{}m{:02d}s".format(*divmod(seconds, 60))
     hours, rest = divmod(seconds, 3600)
-    return "%dh%02dm" % (hours, rest // 60)
+    return f"{hours}h{rest // 60:02d}m"

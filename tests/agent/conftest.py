@@ -22,7 +22,7 @@ def server(tmp_path: Path) -> Iterator[FakeServer]:
     with FakeServer() as fake:
         yield fake
         leaks = [r.method + " " + r.path for r in fake.recorded() if fake.token in r.text()]
-        assert not leaks, "token sent in: %s" % leaks
+        assert not leaks, f"token sent in: {leaks}"
         for path in tmp_path.rglob("*"):
             if path.is_file() and path.stat().st_size < 50_000_000:
-                assert fake.token.encode() not in path.read_bytes(), "token found in %s" % path
+                assert fake.token.encode() not in path.read_bytes(), f"token found in {path}"

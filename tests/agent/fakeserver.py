@@ -22,9 +22,10 @@ import threading
 import time
 import urllib.parse
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any, Self
 
 TOKEN = "plb_fake_7f3c9e1d2b4a6f8e0c1d3b5a7f9e2c4d"
 PROJECT = "demo"
@@ -46,7 +47,7 @@ class Recorded:
 
     def text(self) -> str:
         """Everything but the Authorization header, for leak checks."""
-        return "%s %s?%s\n%s\n%s" % (self.method, self.path, urllib.parse.urlencode(self.query, doseq=True),
+        return "{} {}?{}\n{}\n{}".format(self.method, self.path, urllib.parse.urlencode(self.query, doseq=True),
                                      json.dumps(self.headers), self.body.decode("utf-8", "replace"))
 
 
@@ -92,7 +93,7 @@ class FakeServer:
 
     # ---------------------------------------------------------------- lifecycle
 
-    def start(self) -> "FakeServer":
+    def start(self) -> FakeServer:
         app = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -115,16 +116,16 @@ class FakeServer:
             self._httpd.shutdown()
             self._httpd.server_close()
 
-    def __enter__(self) -> "FakeServer":
+    def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     @property
     def url(self) -> str:
         assert self._httpd
-        return "http://127.0.0.1:%d" % self._httpd.server_address[1]
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     # ---------------------------------------------------------------- misbehaviour
 
@@ -185,7 +186,7 @@ class FakeServer:
             if value:
                 return value
             if time.monotonic() > deadline:
-                raise AssertionError("timed out after %.0fs waiting for %s" % (timeout, what))
+                raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
             time.sleep(0.1)
 
     def recorded(self, path_prefix: str = "") -> list[Recorded]:
@@ -218,14 +219,14 @@ class FakeServer:
             return
         try:
             if fault:
-                extra = {"Retry-After": "%g" % fault.retry_after} if fault.retry_after is not None else {}
+                extra = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
                 raise _Reply(fault.status, {"error": "injected", "detail": "fault injected by the test"}, extra)
             if h.headers.get("Authorization") != "Bearer " + self.token:
                 raise _Reply(401, {"error": "unauthorized", "detail": "missing or invalid token"})
             if any("token" in k.lower() for k in query):
                 raise _Reply(400, {"error": "bad_request", "detail": "tokens are not accepted in URLs"})
             if self.max_body is not None and len(body) > self.max_body:
-                raise _Reply(413, {"error": "payload_too_large", "detail": "body over %d bytes" % self.max_body})
+                raise _Reply(413, {"error": "payload_too_large", "detail": f"body over {self.max_body} bytes"})
             status, doc = self._route(h.command, path, query, body)
             raise _Reply(status, doc)
         except _Reply as reply:
@@ -271,14 +272,14 @@ class FakeServer:
                     result = handler(doc=doc, body=body, query=query, **m.groupdict())
                     self.cond.notify_all()
                 return result
-        raise _Reply(404, {"error": "not_found", "detail": "no route %s %s" % (method, path)})
+        raise _Reply(404, {"error": "not_found", "detail": f"no route {method} {path}"})
 
     # ---------------------------------------------------------------- endpoints (called under self.cond)
 
     def _run(self, run_id: str) -> dict[str, Any]:
         run = self.runs.get(run_id)
         if run is None:
-            raise _Reply(404, {"error": "not_found", "detail": "no run %s in this token's project" % run_id})
+            raise _Reply(404, {"error": "not_found", "detail": f"no run {run_id} in this token's project"})
         return run
 
     def _new_run(self, run_id: str, doc: dict[str, Any]) -> dict[str, Any]:
@@ -340,15 +341,14 @@ class FakeServer:
         except (KeyError, TypeError, ValueError):
             raise _Reply(422, {"error": "invalid", "detail": "run_id must be a uuid"})
         if doc.get("project") not in (None, self.project):
-            raise _Reply(409, {"error": "conflict", "detail": "this token belongs to project %r, not %r"
-                                                              % (self.project, doc.get("project"))})
+            raise _Reply(409, {"error": "conflict", "detail": "this token belongs to project {!r}, not {!r}".format(self.project, doc.get("project"))})
         created = run_id not in self.runs
         if created:
             self.runs[run_id] = self._new_run(run_id, doc)
         run = self.runs[run_id]
         return (201 if created else 200), {"run_id": run_id, "project": self.project,
                                            "experiment": run["experiment"], "status": self._status(run),
-                                           "url": "%s/runs/%s" % (self.url, run_id)}
+                                           "url": f"{self.url}/runs/{run_id}"}
 
     def _status(self, run: dict[str, Any]) -> str:
         if run["state"] != "ended":
@@ -428,7 +428,7 @@ class FakeServer:
 
     def _import(self, project: str, doc: dict[str, Any], **_: Any) -> tuple[int, Any]:
         if project != self.project:
-            raise _Reply(403, {"error": "forbidden", "detail": "token is for project %s" % self.project})
+            raise _Reply(403, {"error": "forbidden", "detail": f"token is for project {self.project}"})
         digest = hashlib.sha256(json.dumps(doc["files"], sort_keys=True).encode()).hexdigest()
         for previous in self.imports:
             if previous["digest"] == digest:
@@ -451,7 +451,7 @@ def _batch_problem(b: Any) -> str | None:
     for name, kind in (("run_id", str), ("stream", str), ("source", str), ("role", str), ("seq", int),
                        ("lines", list), ("dropped", int), ("closed", bool)):
         if not isinstance(b.get(name), kind):
-            return "batch field %s must be %s" % (name, kind.__name__)
+            return f"batch field {name} must be {kind.__name__}"
     if b["seq"] < 1 or b["dropped"] < 0 or not b["role"]:
         return "seq >= 1, dropped >= 0 and a role are required"
     if not re.fullmatch(r"[A-Za-z0-9_.:@/+-]{1,200}", b["stream"]) or not re.fullmatch(r"[a-z0-9-]+", b["source"]):

@@ -37,8 +37,9 @@ class AgentProcess:
         log_dir.mkdir(parents=True, exist_ok=True)
         self.stdout_path = log_dir / (name + ".stdout")
         self.stderr_path = log_dir / (name + ".stderr")
-        self._out = open(self.stdout_path, "ab")
-        self._err = open(self.stderr_path, "ab")
+        # Open for the process's lifetime, closed by stop/kill/wait.
+        self._out = open(self.stdout_path, "ab")  # noqa: SIM115
+        self._err = open(self.stderr_path, "ab")  # noqa: SIM115
         self.proc = subprocess.Popen(agent_argv(*args), env=env, stdout=self._out, stderr=self._err,
                                      stdin=subprocess.DEVNULL)
 
@@ -49,7 +50,7 @@ class AgentProcess:
     def children(self) -> list[int]:
         """PIDs of the tools the agent started (from every thread's children list)."""
         pids = []
-        for task in Path("/proc/%d/task" % self.pid).glob("*"):
+        for task in Path(f"/proc/{self.pid}/task").glob("*"):
             try:
                 pids += [int(p) for p in (task / "children").read_text().split()]
             except OSError:
@@ -97,7 +98,7 @@ def start_daemon(server_url: str, token: str, state_dir: Path, *args: str, role:
 
 def run_agent(server_url: str, token: str, *args: str, timeout: float = 120.0,
               **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(agent_argv(*args), env=agent_env(server_url, token, **env), capture_output=True,
+    return subprocess.run(agent_argv(*args), env=agent_env(server_url, token, **env), capture_output=True, check=False,
                           text=True, timeout=timeout)
 
 
@@ -120,5 +121,5 @@ def wait_until(predicate: Any, timeout: float = 30.0, what: str = "condition", i
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError("timed out after %.0fs waiting for %s" % (timeout, what))
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
         time.sleep(interval)

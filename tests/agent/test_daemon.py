@@ -3,6 +3,7 @@ server: a run captured whole, a crash with the server down, a slow server, `daem
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from pathlib import Path
@@ -14,7 +15,7 @@ from tests.agent.helpers import json_documents, run_agent, start_daemon, wait_un
 
 def _alive(pid: int) -> bool:
     try:
-        with open("/proc/%d/stat" % pid) as f:
+        with open(f"/proc/{pid}/stat") as f:
             return f.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
@@ -65,9 +66,9 @@ def test_daemon_captures_a_run_from_join_to_closed_streams(server: FakeServer, t
         lines = server.lines(run_id, "vmstat")
         assert lines[0][2].startswith("procs") and lines[1][2].split()[:3] == ["r", "b", "swpd"]
         rows = _vmstat_rows(lines)
-        gaps = [b[0] - a[0] for a, b in zip(rows, rows[1:])]
+        gaps = [b[0] - a[0] for a, b in itertools.pairwise(rows)]
         assert all(0.7 < gap < 1.3 for gap in gaps), gaps
-        assert all(b[1] > a[1] for a, b in zip(lines, lines[1:])), "monotonic stamps increase"
+        assert all(b[1] > a[1] for a, b in itertools.pairwise(lines)), "monotonic stamps increase"
         assert [b["seq"] for b in server.batches(run_id, "vmstat")] == list(
             range(1, len(server.batches(run_id, "vmstat")) + 1))
         kinds = wait_until(lambda: {a["kind"]: a for a in server.artifacts} if len(server.artifacts) == 2 else None,
@@ -101,7 +102,7 @@ def test_sigkill_with_the_server_down_then_restart_delivers_every_line_exactly_o
     server.clear_faults()
     restarted = start_daemon(server.url, server.token, state, "--collect", "vmstat", log_dir=tmp_path / "second")
     try:
-        received = lambda: {(line[0], line[2]) for line in server.lines(run_id, "vmstat")}  # noqa: E731
+        received = lambda: {(line[0], line[2]) for line in server.lines(run_id, "vmstat")}
         wait_until(lambda: spooled <= received(), 30, "the spool replayed")
         # The run goes on: the restarted daemon resumes the same stream (same seqs, no restart at 1).
         count = len(server.lines(run_id, "vmstat"))
@@ -135,7 +136,7 @@ def test_five_seconds_of_latency_per_request_does_not_stall_sampling(server: Fak
     finally:
         daemon.stop()
     rows = [r for r in _vmstat_rows(server.lines(run_id, "vmstat")) if slow_from <= r[0] <= slow_until]
-    gaps = [b[0] - a[0] for a, b in zip(rows, rows[1:])]
+    gaps = [b[0] - a[0] for a, b in itertools.pairwise(rows)]
     assert len(rows) >= 10 and max(gaps) < 1.5, gaps
     assert all(beat["rss_kb"] < 60_000 for beat in server.heartbeats)
     seqs = [b["seq"] for b in server.batches(run_id, "vmstat")]

@@ -5,10 +5,18 @@ from __future__ import annotations
 
 import json
 import signal
+from functools import partial
 from pathlib import Path
 
 from tests.agent.fakeserver import FakeServer
-from tests.agent.helpers import PY36, AgentProcess, agent_env, run_agent, start_daemon, wait_until
+from tests.agent.helpers import (
+    PY36,
+    AgentProcess,
+    agent_env,
+    run_agent,
+    start_daemon,
+    wait_until,
+)
 
 WRK_OUTPUT = """Running 2s test @ http://127.0.0.1:8080/
   2 threads and 10 connections
@@ -39,7 +47,7 @@ def test_run_waits_for_the_daemon_repeats_and_prints_only_json(server: FakeServe
         assert [set(doc) for doc in docs] == [{"run_id", "status"}] * 2
         for index, doc in enumerate(docs, start=1):
             run = server.runs[doc["run_id"]]
-            assert run["label"] == "run %d of 2" % index and run["experiment"] == "proxy_buffers 4 128k"
+            assert run["label"] == f"run {index} of 2" and run["experiment"] == "proxy_buffers 4 128k"
             assert run["created"]["project"] == "demo" and run["created"]["wait_for_roles"] == ["proxy"]
             assert run["exit_code"] == 0
             batches = server.batches(doc["run_id"], "load")
@@ -47,7 +55,7 @@ def test_run_waits_for_the_daemon_repeats_and_prints_only_json(server: FakeServe
             assert [line[2] for line in server.lines(doc["run_id"], "load")] == ["Requests/sec: 1234.50"]
             # The daemon joined before the load started and closed its stream after it ended.
             assert list(server.joined(doc["run_id"])) == list(server.hosts)
-            wait_until(lambda: server.stream_closed(doc["run_id"], "vmstat"), 20, "daemon closed vmstat")
+            wait_until(partial(server.stream_closed, doc["run_id"], "vmstat"), 20, "daemon closed vmstat")
             assert server.lines(doc["run_id"], "vmstat")
         starts = [r.at for r in server.recorded("/api/agent/runs/") if r.path.endswith("/start")]
         joins = [r.at for r in server.recorded("/api/agent/runs/") if r.path.endswith("/join")]
@@ -62,18 +70,18 @@ def test_run_human_output_for_wrk(server: FakeServer, tmp_path: Path) -> None:
     bin_dir.mkdir()
     (bin_dir / "wrk.txt").write_text(WRK_OUTPUT)
     wrk = bin_dir / "wrk"
-    wrk.write_text("#!/bin/sh\nhead -2 %s\nsleep 2.5\ntail -n +3 %s\n" % (bin_dir / "wrk.txt", bin_dir / "wrk.txt"))
+    wrk.write_text("#!/bin/sh\nhead -2 {}\nsleep 2.5\ntail -n +3 {}\n".format(bin_dir / "wrk.txt", bin_dir / "wrk.txt"))
     wrk.chmod(0o755)
     result = run_agent(server.url, server.token,
                        *_run_args(tmp_path, "--", "wrk", "-c", "10", "-d", "2s", "http://127.0.0.1:8080/"),
-                       PATH="%s:/usr/bin:/bin" % bin_dir)
+                       PATH=f"{bin_dir}:/usr/bin:/bin")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     [run_id] = list(server.runs)
     assert "perflab: running: wrk -c 10 -d 2s http://127.0.0.1:8080/" in out
     assert "elapsed, " in out and " remaining" in out
     assert "12722.92 requests/sec" in out
-    assert "%s/runs/%s" % (server.url, run_id) in out
+    assert f"{server.url}/runs/{run_id}" in out
     assert "Requests/sec:  12722.92" in out, "the load's own output is shown as it runs"
     batches = server.batches(run_id, "load")
     assert {b["source"] for b in batches} == {"wrk"}
@@ -98,12 +106,12 @@ def test_overflow_drops_the_oldest_lines_and_the_count_reaches_the_server(server
     dropped = batches[-1]["dropped"]
     assert dropped > 0 and batches[-1]["closed"]
     assert len(received) + dropped == 400
-    assert received == ["line %05d %s" % (i, "x" * 80) for i in range(dropped, 400)], "the oldest went first"
+    assert received == [f"line {i:05d} {'x' * 80}" for i in range(dropped, 400)], "the oldest went first"
     assert "dropping the oldest lines of load" in result.stderr
 
 
 def test_the_token_reaches_no_request_output_or_child(server: FakeServer, tmp_path: Path) -> None:
-    script = "echo \"env token=[$PERFLAB_TOKEN]\"; env | grep -c plb_ ; echo \"argv token=%s\"" % server.token
+    script = f"echo \"env token=[$PERFLAB_TOKEN]\"; env | grep -c plb_ ; echo \"argv token={server.token}\""
     result = run_agent(server.url, server.token, *_run_args(tmp_path, "--", "sh", "-c", script))
     assert result.returncode == 0, result.stderr
     [run_id] = list(server.runs)

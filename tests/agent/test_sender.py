@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from perflab_agent.sender import Sender
 from perflab_agent.spool import Spool
 from perflab_agent.streams import Limits
 from perflab_agent.transport import Client
+
 from tests.agent.fakeserver import FakeServer
 from tests.agent.helpers import wait_until
 
@@ -28,7 +28,7 @@ class Rig:
 
     def seal(self, stream: str, count: int, width: int = 20, start: int = 0, closed: bool = False) -> list[str]:
         self.spool.open_stream(self.run_id, stream, "command", "loadgen")
-        texts = ["%s %06d %s" % (stream, start + i, "x" * width) for i in range(count)]
+        texts = [f"{stream} {start + i:06d} {'x' * width}" for i in range(count)]
         self.spool.seal(self.run_id, stream, [[time.time(), time.monotonic(), t] for t in texts], closed=closed)
         return texts
 
@@ -125,7 +125,7 @@ def test_a_recovered_server_is_noticed_before_the_backoff_ends(rig: Rig) -> None
     wait_until(lambda: rig.server.recorded("/api/ingest"), 10, "first attempt")
     time.sleep(0.3)
     # Another request (a heartbeat or poll) gets an answer: the server is back.
-    rig.sender.client.request("GET", "/api/agent/runs/%s" % rig.run_id)
+    rig.sender.client.request("GET", f"/api/agent/runs/{rig.run_id}")
     wait_until(rig.delivered, 5, "prompt delivery")
 
 
@@ -147,10 +147,10 @@ def test_a_refused_token_pauses_sending_and_keeps_the_spool(rig: Rig) -> None:
 
 
 def test_uploads_are_posted_and_refused_ones_set_aside(rig: Rig) -> None:
-    url = "/api/agent/runs/%s/artifacts" % rig.run_id
+    url = f"/api/agent/runs/{rig.run_id}/artifacts"
     rig.spool.add_upload(url, {"kind": "config", "name": "/etc/nginx/nginx.conf", "role": "proxy"},
                          body=b"worker_processes 2;\n")
-    rig.spool.add_upload("/api/agent/runs/%s/artifacts" % "0" * 1, {"kind": "raw", "name": "x"}, body=b"x")
+    rig.spool.add_upload("/api/agent/runs/{}/artifacts".format("0") * 1, {"kind": "raw", "name": "x"}, body=b"x")
     rig.sender.start()
     wait_until(rig.delivered, 10, "uploads")
     assert [(a["kind"], a["name"], a["body"]) for a in rig.server.artifacts] == [

@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from perflab_agent import commands, facts, runcmd, transport
 from perflab_agent.collectors import parse_spec
 from perflab_agent.spool import Spool, SpoolLocked
@@ -158,7 +157,7 @@ RUN = "6f1c2a3b-0000-4000-8000-000000000001"
 
 
 def _line(i: int) -> list:
-    return [1763790000.0 + i, 100.0 + i, "line %d" % i]
+    return [1763790000.0 + i, 100.0 + i, f"line {i}"]
 
 
 def test_spool_replays_in_seq_order_after_a_restart(tmp_path: Path) -> None:
@@ -208,7 +207,7 @@ def test_spool_overflow_drops_the_oldest_lines_counts_them_and_keeps_every_seq(t
     lines = [line[2] for item in items for line in item.batch["lines"]]
     dropped = items[-1].batch["dropped"]
     assert dropped > 0 and len(lines) + dropped == 120
-    assert lines == ["line %d" % i for i in range(dropped, 120)], "the oldest lines went first"
+    assert lines == [f"line {i}" for i in range(dropped, 120)], "the oldest lines went first"
     assert all(item.batch["dropped"] == dropped for item in items)
     assert items[-1].batch["closed"] and not any(item.batch["closed"] for item in items[:-1])
     assert spool.stats()["dropped_lines"] == dropped

@@ -18,8 +18,8 @@ BUSY = "plbusy"
 @pytest.fixture
 def busy() -> Iterator[int]:
     """A process named plbusy that burns CPU and makes syscalls (nanosleep)."""
-    code = ("open('/proc/self/comm', 'w').write(%r)\nimport time\nwhile True:\n"
-            "    sum(range(20000))\n    time.sleep(0.001)\n" % BUSY)
+    code = (f"open('/proc/self/comm', 'w').write({BUSY!r})\nimport time\nwhile True:\n"
+            "    sum(range(20000))\n    time.sleep(0.001)\n")
     proc = subprocess.Popen([PY36, "-c", code])
     yield proc.pid
     proc.kill()
@@ -27,14 +27,14 @@ def busy() -> Iterator[int]:
 
 
 def _tracer(pid: int) -> int:
-    with open("/proc/%d/status" % pid) as f:
+    with open(f"/proc/{pid}/status") as f:
         return int(next(line for line in f if line.startswith("TracerPid:")).split()[1])
 
 
 def test_perf_then_strace_windows_end_with_the_run(server: FakeServer, tmp_path: Path, busy: int) -> None:
     run_id = server.create_run(state="waiting")
-    daemon = start_daemon(server.url, server.token, tmp_path / "state", "--collect", "perf:%s:1" % BUSY,
-                          "--collect", "strace-c:%s:60" % BUSY)
+    daemon = start_daemon(server.url, server.token, tmp_path / "state", "--collect", f"perf:{BUSY}:1",
+                          "--collect", f"strace-c:{BUSY}:60")
     try:
         joined = wait_until(lambda: server.joined(run_id), 20, "join")
         assert next(iter(joined.values()))["streams"] == ["perf:plbusy", "strace-c:plbusy"]
@@ -47,17 +47,17 @@ def test_perf_then_strace_windows_end_with_the_run(server: FakeServer, tmp_path:
         # The run ends long before the 60 s strace window: strace must detach now.
         server.end_run(run_id)
         wait_until(lambda: _tracer(busy) == 0, 10, "strace detached")
-        wait_until(lambda: server.stream_closed(run_id, "strace-c:%s" % BUSY), 20, "strace stream closed")
-        wait_until(lambda: server.stream_closed(run_id, "perf:%s" % BUSY), 20, "perf stream closed")
+        wait_until(lambda: server.stream_closed(run_id, f"strace-c:{BUSY}"), 20, "strace stream closed")
+        wait_until(lambda: server.stream_closed(run_id, f"perf:{BUSY}"), 20, "perf stream closed")
     finally:
         daemon.stop()
-    [table] = server.batches(run_id, "strace-c:%s" % BUSY)
+    [table] = server.batches(run_id, f"strace-c:{BUSY}")
     texts = [line[2] for line in table["lines"]]
     assert table["closed"] and table["error"] is None, "the whole table in one closing batch"
     assert any(t.lstrip().startswith("% time") for t in texts) and texts[-1].split()[-1] == "total"
-    perf = server.batches(run_id, "perf:%s" % BUSY)
+    perf = server.batches(run_id, f"perf:{BUSY}")
     assert perf[-1]["closed"] and perf[-1]["error"] is None
-    assert any("perf record" in line[2] for line in server.lines(run_id, "perf:%s" % BUSY))
+    assert any("perf record" in line[2] for line in server.lines(run_id, f"perf:{BUSY}"))
 
 
 def test_windows_report_a_missing_process(server: FakeServer, tmp_path: Path) -> None:
