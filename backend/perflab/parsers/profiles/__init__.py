@@ -1,0 +1,103 @@
+"""CPU profiles (flame graphs): four input formats, one model, the views the UI needs.
+
+Pure: standard library and defusedxml only; nothing from the web stack or the database layer.
+
+Input formats, recognised from their content (gzip or not, recognised by its magic bytes):
+
+========================  =========================================  ===========================
+``format``                what it is                                 counts (``unit``)
+========================  =========================================  ===========================
+``folded``                ``a;b;c 42`` lines (stackcollapse-*.pl)    as uploaded ("samples" unless
+                                                                     ``unit=`` says otherwise)
+``perf-script``           ``perf script`` text of ``perf record -g``  "nanoseconds" (cpu-clock or
+                                                                     task-clock periods, exactly
+                                                                     stackcollapse-perf.pl's
+                                                                     output) or "samples"
+``svg``                   a flamegraph.pl (or inferno) SVG           its count name ("samples");
+                                                                     ``lossy=True``, see svg.py
+``stap`` / ``dtrace``     SystemTap ``sample-bt`` / DTrace stacks    "samples"
+========================  =========================================  ===========================
+
+API::
+
+    load_profile(data, *, name="", unit=None, max_bytes=DEFAULT_MAX_BYTES) -> Profile
+    ProfileError(ValueError)          # .message, .line, .too_large (answer 413 when true)
+    to_folded(profile) -> bytes       # byte-identical to stackcollapse-perf.pl for perf input
+    tree(profile) -> dict             # {"names": [...], "nodes": [[name_idx, self, total, parent_idx]]}
+    function_table(profile) -> list[FunctionRow]        # name, self, total
+    diff_profiles(base, other) -> ProfileDiff           # merged tree, per-function deltas, factor
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._input import DEFAULT_MAX_BYTES, decode_text, detect_format, read_capped
+from .folded import parse_folded
+from .model import (
+    FunctionDelta,
+    FunctionRow,
+    Profile,
+    ProfileDiff,
+    ProfileError,
+    diff_profiles,
+    function_table,
+    to_folded,
+    tree,
+)
+from .perf import fold_perf_script
+from .stap import parse_stack_blocks
+from .svg import parse_svg
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "FORMATS",
+    "FunctionDelta",
+    "FunctionRow",
+    "Profile",
+    "ProfileDiff",
+    "ProfileError",
+    "detect_format",
+    "diff_profiles",
+    "function_table",
+    "load_profile",
+    "to_folded",
+    "tree",
+]
+
+FORMATS = ("folded", "perf-script", "svg", "stap", "dtrace")
+_UNIT = re.compile(r"[A-Za-z][A-Za-z0-9 _./-]{0,31}")
+
+
+def load_profile(
+    data: bytes,
+    *,
+    name: str = "",
+    unit: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Profile:
+    """Read a profile in any supported format; raises :class:`ProfileError` on bad input.
+
+    ``unit`` overrides what the counts are ("samples", "nanoseconds", ...); for perf script it
+    also chooses the counting (``"samples"`` counts samples, anything else sums periods).
+    ``max_bytes`` caps the input after decompression (``ProfileError.too_large`` when passed).
+    """
+    if unit is not None and not _UNIT.fullmatch(unit):
+        raise ProfileError(f"unit {unit[:40]!r}: expected a word such as samples or nanoseconds")
+    raw, warnings = read_capped(data, max_bytes)
+    if not raw.strip():
+        raise ProfileError("empty profile")
+    fmt = detect_format(raw)
+    if fmt == "svg":
+        profile = parse_svg(raw, unit=unit, name=name)
+    elif fmt == "perf-script":
+        profile = fold_perf_script(raw, unit=unit, name=name)
+    else:
+        text, more = decode_text(raw)
+        warnings += more
+        if fmt == "folded":
+            profile = parse_folded(text, unit=unit, name=name)
+        else:
+            profile = parse_stack_blocks(text, unit=unit, name=name)
+    profile.warnings[:0] = warnings
+    return profile

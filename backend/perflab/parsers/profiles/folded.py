@@ -1,0 +1,86 @@
+"""Folded stacks: one stack per line, frames outermost first, then a space and a count::
+
+    nginx;[unknown];__GI___writev;entry_SYSCALL_64_after_hwframe;do_syscall_64 2004008
+
+What FlameGraph's ``stackcollapse-*.pl`` scripts print and ``flamegraph.pl`` reads. The count
+can be in any unit (samples, nanoseconds, bytes); the file does not say which, so ``unit``
+defaults to "samples" unless the uploader names it. When every count shares a large common
+factor (2004008 is one cpu-clock period at 499 Hz), a warning suggests they are periods.
+
+Accepted as flamegraph.pl accepts them: trailing spaces and CRLF line ends, blank lines, the same
+stack on several lines (counts are added), and difffolded.pl's two-count lines (``stack 12 30``),
+where the second count is the profile, as flamegraph.pl draws it. Refused, naming the line: a
+line without a count, a count without a stack, a count that is not a whole number.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import reduce
+
+from .model import Profile, ProfileError
+
+FORMAT = "folded"
+_MAX_COUNT_DIGITS = 18  # a sum of many must still fit PostgreSQL's bigint
+_PERIOD_HINT = 10_000  # a common factor this large is a sampling period, not a sample count
+
+
+def _show(line: str) -> str:
+    line = line.strip()
+    return repr(line[:57] + "..." if len(line) > 60 else line)
+
+
+def _count(tok: str) -> int | None:
+    if tok.isascii() and tok.isdigit():
+        if len(tok) > _MAX_COUNT_DIGITS:
+            return -1
+        return int(tok)
+    return None
+
+
+def parse_folded(text: str, *, unit: str | None = None, name: str = "") -> Profile:
+    stacks: dict[str, int] = {}
+    get = stacks.get
+    warnings: list[str] = []
+    two_column = 0
+    for no, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip()
+        if not line:
+            continue
+        stack, sep, tok = line.rpartition(" ")
+        if not sep:
+            stack, sep, tok = line.rpartition("\t")
+        count = _count(tok) if sep else None
+        if count is None:
+            if tok.replace(".", "", 1).isdigit() and tok.isascii():
+                raise ProfileError(f"count {tok!r} is not a whole number", no)
+            raise ProfileError(
+                f"expected 'frame;frame;... count', found {_show(line)} (no count at the end)", no
+            )
+        if count < 0:
+            raise ProfileError(f"count {tok[:30]}... is too large", no)
+        # difffolded.pl output: "stack count1 count2"; flamegraph.pl draws count2.
+        head, sep2, tok2 = stack.rpartition(" ")
+        if sep2 and head and _count(tok2) is not None:
+            two_column += 1
+            stack = head
+        stack = stack.rstrip(" \t")
+        if not stack:
+            raise ProfileError(f"count {tok} has no stack before it", no)
+        stacks[stack] = get(stack, 0) + count
+    if not stacks:
+        raise ProfileError("no stacks: expected lines of 'frame;frame;... count'")
+    if two_column:
+        warnings.append(
+            f"{two_column} lines have two counts (difffolded.pl output): the second one is used, "
+            "as flamegraph.pl does; upload the two profiles separately to diff them"
+        )
+    if unit is None:
+        common = reduce(math.gcd, stacks.values(), 0)
+        if common >= _PERIOD_HINT:
+            warnings.append(
+                f"every count is a multiple of {common}: these look like sampling periods "
+                "(perf's cpu-clock counts nanoseconds), not samples; upload with "
+                "unit=nanoseconds if so"
+            )
+    return Profile(stacks=stacks, unit=unit or "samples", format=FORMAT, warnings=warnings, name=name)

@@ -1,0 +1,371 @@
+"""The one internal profile model every importer feeds, and what is computed from it.
+
+A :class:`Profile` is a set of folded stacks: ``"root;caller;callee" -> count``. Frames are
+separated by ``;`` (a frame name never contains ``;`` nor a line break: importers replace them),
+the first frame is the outermost (the process name for perf, the entry point for SystemTap).
+``unit`` says what a count is ("samples", "nanoseconds", or what the uploader said); ``total`` is
+always the sum of the counts.
+
+Derived views, all plain data ready for JSON:
+
+- :func:`to_folded` - the folded text, sorted byte-wise exactly as stackcollapse-perf.pl sorts.
+- :func:`tree` - the merged call tree as flat arrays (see its docstring for the layout).
+- :func:`function_table` - per function: self and total, total counting a function once per stack
+  even when it recurses.
+- :func:`diff_profiles` - both trees merged, per node and per function, with the normalisation
+  factor that scales the second profile to the first one's total.
+
+Speed: the trie is built from the stacks sorted with ``;`` mapped to ``\\x00`` (the order of the
+frame lists, so every subtree is contiguous), and each stack only walks the frames it does not
+share with the previous one. Frame names are interned as small ints; everything after the build
+is a pass over flat lists. Two 50,000-frame profiles diff in well under 200 ms (bench/).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from itertools import repeat
+from operator import methodcaller
+from typing import Any, NamedTuple
+
+ROOT_NAME = "all"  # what flamegraph.pl calls the root frame; it is not a frame of any stack
+
+JSON = dict[str, Any]
+
+
+class ProfileError(ValueError):
+    """The only exception raised for bad input.
+
+    ``str(e)`` is ``"line 12: expected ..."`` when the line is known. ``too_large`` is true when a
+    size cap was hit (the API answers 413 then, not 400).
+    """
+
+    def __init__(self, message: str, line: int | None = None, *, too_large: bool = False) -> None:
+        self.message = message
+        self.line = line
+        self.too_large = too_large
+        super().__init__(f"line {line}: {message}" if line is not None else message)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Keeps ``too_large`` across pickling (multiprocessing workers re-raise in the parent).
+        return (_rebuild_error, (self.message, self.line, self.too_large))
+
+
+def _rebuild_error(message: str, line: int | None, too_large: bool) -> ProfileError:
+    return ProfileError(message, line, too_large=too_large)
+
+
+@dataclass(eq=False)
+class Profile:
+    """Folded stacks with their unit; see the module docstring.
+
+    ``lossy`` is true when the input could not carry every frame exactly (a flamegraph.pl SVG);
+    ``tolerance`` then says how much may be missing, as a fraction of ``total``: a frame whose
+    total is at least ``tolerance * total`` is present with its exact total. ``format`` is the
+    detected input format ("folded", "perf-script", "svg", "stap", "dtrace").
+    """
+
+    stacks: dict[str, int]
+    unit: str = "samples"
+    event: str | None = None
+    format: str = "folded"
+    lossy: bool = False
+    tolerance: float | None = None
+    warnings: list[str] = field(default_factory=list)
+    name: str = ""
+    total: int = field(init=False)
+    _frames: int | None = field(init=False, default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.total = sum(self.stacks.values())
+
+    @property
+    def frames(self) -> int:
+        """Number of nodes of the merged call tree (distinct frame paths), the root excluded."""
+        if self._frames is None:
+            self._frames = _Trie.build([self.stacks]).size - 1
+        return self._frames
+
+    def summary(self) -> JSON:
+        return {
+            "name": self.name,
+            "format": self.format,
+            "unit": self.unit,
+            "event": self.event,
+            "total": self.total,
+            "stacks": len(self.stacks),
+            "frames": self.frames,
+            "lossy": self.lossy,
+            "tolerance": self.tolerance,
+            "warnings": list(self.warnings),
+        }
+
+
+def to_folded(profile: Profile) -> bytes:
+    """``stack count\\n`` lines sorted byte-wise: byte for byte what stackcollapse-perf.pl prints.
+
+    Python orders ``str`` by code point, which is the byte order of their UTF-8 encoding.
+    """
+    lines = [f"{stack} {count}\n" for stack, count in sorted(profile.stacks.items())]
+    return "".join(lines).encode("utf-8")
+
+
+class _Trie:
+    """Merged call tree of one or more stack sets, as flat columns indexed by node id.
+
+    Node 0 is the root. Ids are in depth-first pre-order with siblings sorted by name, so a
+    node's subtree is the contiguous id range that follows it. ``self_[c][i]`` is the self count
+    of node ``i`` in stack set ``c``; ``rec[i]`` (built on request) is true when node ``i``'s
+    function already appears among its ancestors (a recursive call: not counted again in
+    function totals).
+    """
+
+    __slots__ = ("name", "names", "parent", "rec", "self_", "size")
+
+    def __init__(self, columns: int) -> None:
+        self.names: list[str] = [ROOT_NAME]
+        self.name: list[int] = [0]
+        self.parent: list[int] = [-1]
+        self.rec: list[bool] = [False]
+        self.self_: list[list[int]] = [[0] for _ in range(columns)]
+        self.size = 1
+
+    @classmethod
+    def build(cls, stack_sets: list[Mapping[str, int]], *, recursion: bool = False) -> _Trie:
+        """The merged tree of the stack sets; ``recursion`` also fills ``rec`` (the function
+        tables need it, the tree does not)."""
+        trie = cls(len(stack_sets))
+        keys: Iterable[str] = stack_sets[0].keys()
+        for more in stack_sets[1:]:
+            keys = keys | more.keys()
+        if any("\x00" in stack for stack in keys):
+            # The order below needs names without NUL (importers never leave one).
+            stack_sets = [_without_nul(stacks) for stacks in stack_sets]
+            return cls.build(stack_sets, recursion=recursion)
+        # ";" -> "\x00" sorts stacks as lists of frames ("a;b" < "a;b;c" < "a;b-x"): every
+        # subtree is one contiguous run that starts with the first stack needing it, so nodes
+        # created in this order are in pre-order, and a stack's own node never exists yet.
+        order = sorted(keys, key=methodcaller("replace", ";", "\x00"))
+
+        # Walk the stacks keeping the previous stack's path: (path + ";", node id) from the
+        # root down. A stack's deepest existing ancestor is on that path (subtrees are
+        # contiguous in this order); only the frames after it are split off and appended.
+        t_fname: list[str] = [ROOT_NAME]  # names as strings; interned to ids in bulk below
+        t_parent = trie.parent
+        # Recursion: each node carries a 256-bit mask of the hashed names on its path, so the
+        # exact (string) test only runs when the name's bit is already set above it.
+        t_mask: list[int] = [0]
+        t_rec = trie.rec
+        leaf: list[int] = []  # the node of each stack of ``order``
+        on_path: list[tuple[str, int]] = [("", 0)]
+        size = 1
+        for stack in order:
+            while not stack.startswith(on_path[-1][0]):  # the root's "" always matches
+                on_path.pop()
+            base, parent = on_path[-1]
+            for fname in stack[len(base) :].split(";"):
+                t_fname.append(fname)
+                t_parent.append(parent)
+                if recursion:
+                    bit = 1 << (hash(fname) & 255)
+                    above = t_mask[parent]
+                    t_mask.append(above | bit)
+                    t_rec.append(bool(above & bit) and (";" + fname + ";") in (";" + base))
+                base = base + fname + ";"
+                parent = size
+                size += 1
+                on_path.append((base, parent))
+            leaf.append(parent)
+        # Frame names to small ints: dict.fromkeys keeps first occurrences in order ("all" first).
+        trie.names = list(dict.fromkeys(t_fname))
+        name_ids = {n: i for i, n in enumerate(trie.names)}
+        trie.name = list(map(name_ids.__getitem__, t_fname))
+        trie.size = size
+        for col, stacks in enumerate(stack_sets):
+            col_self = trie.self_[col] = [0] * size
+            for node, value in zip(leaf, map(stacks.get, order, repeat(0))):
+                if value:
+                    col_self[node] = value
+        return trie
+
+    def totals(self) -> list[list[int]]:
+        """Inclusive counts per node and column: one reverse pass (children have larger ids)."""
+        cols = [list(c) for c in self.self_]
+        parent = self.parent
+        if len(cols) == 2:  # the diff: both columns in one pass
+            a, b = cols
+            for i in range(self.size - 1, 0, -1):
+                p = parent[i]
+                a[p] += a[i]
+                b[p] += b[i]
+        else:
+            for t in cols:
+                for i in range(self.size - 1, 0, -1):
+                    t[parent[i]] += t[i]
+        return cols
+
+    def functions(self, col: int, total: list[int]) -> tuple[list[int], list[int]]:
+        """Per name id: (self, total); a recursive occurrence adds to self but not to total."""
+        fself = [0] * len(self.names)
+        ftotal = [0] * len(self.names)
+        for nid, s, t, rec in zip(self.name, self.self_[col], total, self.rec):
+            if t:
+                fself[nid] += s
+                if not rec:
+                    ftotal[nid] += t
+        fself[0] = ftotal[0] = 0  # the root is not a function
+        return fself, ftotal
+
+
+def _without_nul(stacks: Mapping[str, int]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for stack, value in stacks.items():
+        key = stack.replace("\x00", "\ufffd")
+        out[key] = out.get(key, 0) + value
+    return out
+
+
+def tree(profile: Profile) -> JSON:
+    """The merged call tree for the UI, compact::
+
+        {"unit": "samples", "total": 1234,
+         "names": ["all", "nginx", "epoll_wait", ...],       # each distinct frame name once
+         "nodes": [[name_idx, self, total, parent_idx], ...]}
+
+    ``nodes[0]`` is the root ("all", parent -1, total = the profile total). Nodes are in
+    depth-first pre-order with siblings sorted by name (flamegraph.pl's order), so a node's
+    children follow it and its subtree is a contiguous range; ``parent_idx`` always points back.
+    """
+    trie = _Trie.build([profile.stacks])
+    total = trie.totals()[0]
+    self_ = trie.self_[0]
+    nodes = [[trie.name[i], self_[i], total[i], trie.parent[i]] for i in range(trie.size)]
+    return {"unit": profile.unit, "total": profile.total, "names": trie.names, "nodes": nodes}
+
+
+class FunctionRow(NamedTuple):
+    name: str
+    self: int
+    total: int
+
+
+def function_table(profile: Profile) -> list[FunctionRow]:
+    """Per function (frame name): self count and total count, sorted by total then self, desc.
+
+    ``total`` counts each stack once per function even when the function recurses, so no total
+    ever exceeds the profile total.
+    """
+    trie = _Trie.build([profile.stacks], recursion=True)
+    total = trie.totals()[0]
+    fself, ftotal = trie.functions(0, total)
+    rows = [FunctionRow(trie.names[nid], fself[nid], t) for nid, t in enumerate(ftotal) if t]
+    rows.sort(key=lambda r: (-r.total, -r.self, r.name))
+    return rows
+
+
+class FunctionDelta(NamedTuple):
+    """One function in both profiles; ``*_other`` are raw counts, deltas are normalised."""
+
+    name: str
+    self_base: int
+    total_base: int
+    self_other: int
+    total_other: int
+    delta_self: float  # self_other * factor - self_base
+    delta_total: float
+
+
+@dataclass(eq=False)
+class ProfileDiff:
+    """Two profiles merged into one tree, with their counts side by side.
+
+    ``factor = base_total / other_total`` scales ``other`` to ``base``'s total, so a delta of 0
+    means "same share of the profile". Per node, the columns (one list each, indexed by node id,
+    same pre-order as :func:`tree`): ``name`` (index into ``names``), ``parent``, ``self_base``,
+    ``total_base``, ``self_other``, ``total_other`` (raw counts). Nodes only in ``other`` are
+    there too (with base counts 0).
+    """
+
+    base_total: int
+    other_total: int
+    factor: float
+    names: list[str]
+    name: list[int]
+    parent: list[int]
+    self_base: list[int]
+    total_base: list[int]
+    self_other: list[int]
+    total_other: list[int]
+    functions: list[FunctionDelta]
+
+    def path(self, node: int) -> str:
+        """The folded path of a node ("nginx;epoll_wait"), the root being ""."""
+        parts: list[str] = []
+        while node > 0:
+            parts.append(self.names[self.name[node]])
+            node = self.parent[node]
+        return ";".join(reversed(parts))
+
+    def to_json(self) -> JSON:
+        """``{"base_total", "other_total", "factor", "names", "nodes": [[name_idx, parent_idx,
+        self_base, total_base, self_other, total_other], ...], "functions": [{...}, ...]}``."""
+        nodes = [
+            [self.name[i], self.parent[i], self.self_base[i], self.total_base[i],
+             self.self_other[i], self.total_other[i]]
+            for i in range(len(self.name))
+        ]
+        return {
+            "base_total": self.base_total,
+            "other_total": self.other_total,
+            "factor": self.factor,
+            "names": self.names,
+            "nodes": nodes,
+            "functions": [
+                {"name": f.name, "self_base": f.self_base, "total_base": f.total_base,
+                 "self_other": f.self_other, "total_other": f.total_other,
+                 "delta_self": f.delta_self, "delta_total": f.delta_total}
+                for f in self.functions
+            ],
+        }
+
+
+def diff_profiles(base: Profile, other: Profile) -> ProfileDiff:
+    """Merge ``base`` and ``other`` into one tree; see :class:`ProfileDiff`.
+
+    Functions are sorted by the size of their normalised total delta, largest first.
+    """
+    trie = _Trie.build([base.stacks, other.stacks], recursion=True)
+    tb, to = trie.totals()
+    factor = base.total / other.total if other.total else 1.0
+    bself, btot = trie.functions(0, tb)
+    oself, otot = trie.functions(1, to)
+    names = trie.names
+    funcs: list[FunctionDelta] = []
+    for nid in range(1, len(names)):
+        sb, tb_, so, to_ = bself[nid], btot[nid], oself[nid], otot[nid]
+        if tb_ or to_:
+            funcs.append(
+                FunctionDelta(names[nid], sb, tb_, so, to_, so * factor - sb, to_ * factor - tb_)
+            )
+    funcs.sort(key=lambda f: (-abs(f.delta_total), -abs(f.delta_self), f.name))
+    return ProfileDiff(
+        base_total=base.total,
+        other_total=other.total,
+        factor=factor,
+        names=names,
+        name=trie.name,
+        parent=trie.parent,
+        self_base=trie.self_[0],
+        total_base=tb,
+        self_other=trie.self_[1],
+        total_other=to,
+        functions=funcs,
+    )
+
+
+def merge_counts(into: dict[str, int], items: Iterable[tuple[str, int]]) -> None:
+    """Add counts into a stacks dict (identical stacks are one entry)."""
+    get = into.get
+    for stack, count in items:
+        into[stack] = get(stack, 0) + count
