@@ -22,6 +22,7 @@ Pure: standard library only, no I/O.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Sequence
@@ -102,14 +103,21 @@ def pct(x: float | None, digits: int = 1) -> float | None:
 
 
 def median_distribution(values: Sequence[float]) -> list[tuple[float, float]]:
-    """[(value, probability)] of the median of a size-n resample (with replacement) of `values`.
+    """[(value, probability)] of the median of a size-n resample (with replacement) of `values`."""
+    return list(_median_distribution(tuple(sorted(float(v) for v in values))))
+
+
+# A comparison asks for the same groups many times (baseline against each experiment, A/A floors).
+@functools.lru_cache(maxsize=8192)
+def _median_distribution(values: tuple[float, ...]) -> tuple[tuple[float, float], ...]:
+    """See median_distribution; `values` sorted.
 
     Odd n = 2m+1: the median is the (m+1)-th order statistic, P(med <= u_k) = P(Bin(n, F_k) >= m+1).
     Even n = 2m: the mean of the m-th and (m+1)-th order statistics, whose joint law is multinomial.
     """
     n = len(values)
     if n == 0:
-        return []
+        return ()
     counts: dict[float, int] = {}
     for v in values:
         counts[float(v)] = counts.get(float(v), 0) + 1
@@ -160,7 +168,7 @@ def median_distribution(values: Sequence[float]) -> list[tuple[float, float]]:
                     key = (u[i] + u[j]) / 2.0
                     out[key] = out.get(key, 0.0) + prob
     total = math.fsum(out.values())
-    return sorted((k, v / total) for k, v in out.items())
+    return tuple(sorted((k, v / total) for k, v in out.items()))
 
 
 def _quantile(weighted: list[tuple[float, float]], q: float) -> float:
@@ -193,7 +201,8 @@ def bootstrap_interval(
         return None
     alpha = (1.0 - confidence) / 2.0
     if len(baseline) <= EXACT_MAX_N and len(other) <= EXACT_MAX_N:
-        db, do = median_distribution(baseline), median_distribution(other)
+        db = _median_distribution(tuple(sorted(float(v) for v in baseline)))
+        do = _median_distribution(tuple(sorted(float(v) for v in other)))
         if len(db) * len(do) <= EXACT_LIMIT:
             diffs = sorted(((o - b), pb * po) for b, pb in db for o, po in do)
             rel_defined = all(b > 0 for b, _ in db)

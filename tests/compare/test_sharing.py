@@ -35,6 +35,9 @@ def _assert_share_headers(r: Any) -> None:
     for k, v in SHARE_HEADERS.items():
         assert r.headers[k] == v, (k, r.headers.get(k))
     assert r.headers["x-robots-tag"].startswith("noindex")
+    # Nothing from a third-party origin may load on a share page.
+    csp = r.headers["content-security-policy"]
+    assert "default-src 'self'" in csp and "http" not in csp
 
 
 def test_a_saved_comparison_is_an_immutable_snapshot_of_its_runs(
@@ -95,6 +98,9 @@ def test_the_public_link_opens_the_comparison_logged_out_with_private_headers(
     assert rps["verdict"]["default"] == "worse"
     r = anon.get(f"/api/share/{token}/overlay", params={"role": "proxy", "metric": "vmstat.sy"})
     assert r.status_code == 200 and len(r.json()["experiments"]) == 2
+    _assert_share_headers(r)
+    r = anon.get(f"/api/share/{token}/overlay", params={"role": "proxy", "metric": "vmstat.sy", "max_points": "x"})
+    assert r.status_code == 422
     _assert_share_headers(r)
 
 

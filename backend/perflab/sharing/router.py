@@ -12,6 +12,7 @@ from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.routing import APIRoute
 
@@ -192,6 +193,10 @@ class ShareRoute(APIRoute):
             except AppError as exc:
                 response = JSONResponse({"error": exc.error, "detail": exc.detail}, status_code=exc.status_code,
                                         headers=exc.headers)
+            except RequestValidationError as exc:
+                detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+                          for e in exc.errors()]
+                response = JSONResponse({"error": "validation_error", "detail": detail}, status_code=422)
             response.headers.update(SHARE_HEADERS)
             return response
 
