@@ -1,0 +1,256 @@
+"""Parser benchmark (issue 3): lines/s for vmstat and pidstat, and `perflab parse strace` against
+the grep | awk | sort | uniq -c pipeline engineers use, on the same 500,000-line log.
+
+    .venv/bin/python bench/parsers_bench.py [--workdir /tmp/x] [--repeat 3]
+
+Inputs are built by repeating rows of real captures in tests/fixtures (nothing is downloaded):
+1,000,000 vmstat lines, 1,000,000 pidstat lines, and a 500,000-line `strace -f -e
+trace=readv,writev` log made of the nginx proxy capture. Big files go to a temporary directory,
+never into the repository. Results (JSON plus a human summary) go to bench/results/parsers.json.
+Each timing is the best of --repeat runs (the machine may be shared; the best run is the one
+least disturbed), taken alternately for ours and the shell's so both see the same conditions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+RESULTS = ROOT / "bench" / "results" / "parsers.json"
+sys.path.insert(0, str(ROOT / "backend"))
+
+from perflab.parsers import parse
+
+VMSTAT_LINES = 1_000_000
+PIDSTAT_LINES = 1_000_000
+STRACE_LINES = 500_000
+SYSCALLS = ("readv", "writev")
+
+
+def build_vmstat(path: Path) -> int:
+    src = (
+        (FIXTURES / "vmstat" / "local_procps-4.0.2_t_under_load.txt")
+        .read_text()
+        .splitlines()
+    )
+    header, rows = src[:2], src[2:]
+    lines = list(header)
+    while len(lines) < VMSTAT_LINES:
+        lines.extend(rows)
+    del lines[VMSTAT_LINES:]
+    path.write_text("\n".join(lines) + "\n")
+    return len(lines)
+
+
+def build_pidstat(path: Path) -> int:
+    src = (
+        (FIXTURES / "pidstat" / "nginx-proxy-buffers_default_run1.txt")
+        .read_text()
+        .splitlines()
+    )
+    banner, blocks = src[:2], src[2:]
+    blocks = [ln for ln in blocks if not ln.startswith("Average:")]
+    lines = list(banner)
+    while len(lines) < PIDSTAT_LINES:
+        lines.extend(blocks)
+    del lines[PIDSTAT_LINES:]
+    path.write_text("\n".join(lines) + "\n")
+    return len(lines)
+
+
+def build_strace(path: Path) -> int:
+    sample = []
+    for name in (
+        "local_6.1_f_o_readv_writev_nginx_head30.txt",
+        "local_6.1_f_o_readv_writev_nginx_tail40.txt",
+    ):
+        sample.extend((FIXTURES / "strace" / name).read_text().splitlines())
+    lines: list[str] = []
+    while len(lines) < STRACE_LINES:
+        lines.extend(sample)
+    del lines[STRACE_LINES:]
+    path.write_text("\n".join(lines) + "\n")
+    return len(lines)
+
+
+def best(fn: Any, repeat: int) -> tuple[float, list[float], Any]:
+    times = []
+    result = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), times, result
+
+
+def cli(kind: str, path: Path) -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "backend"))
+    return subprocess.run(
+        [sys.executable, "-m", "perflab.parsers.cli", kind, str(path)],
+        capture_output=True,
+        env=env,
+        check=True,
+    )
+
+
+SHELL = (
+    "grep readv {log} | awk -F' = ' '{{print $2}}' | sort | uniq -c > {out}/readv.hist; "
+    "grep writev {log} | awk -F' = ' '{{print $2}}' | sort | uniq -c > {out}/writev.hist"
+)
+
+
+def shell_histograms(outdir: Path) -> dict[str, dict[str, int]]:
+    hists: dict[str, dict[str, int]] = {}
+    for name in SYSCALLS:
+        hist: dict[str, int] = {}
+        for line in (outdir / f"{name}.hist").read_text().splitlines():
+            count, _, value = line.strip().partition(" ")
+            hist[value] = hist.get(value, 0) + int(count)
+        hists[name] = hist
+    return hists
+
+
+def line_bench(kind: str, path: Path, nlines: int, repeat: int) -> dict[str, Any]:
+    text = path.read_text()
+    secs, times, result = best(lambda: parse(kind, text), repeat)
+    records = len(result["samples"])
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "backend"))
+    t0 = time.perf_counter()
+    # to /dev/null: the JSON of a million samples is ~200 MB; time the parse and encode, not a pipe
+    subprocess.run(
+        [sys.executable, "-m", "perflab.parsers.cli", kind, str(path)],
+        stdout=subprocess.DEVNULL,
+        env=env,
+        check=True,
+    )
+    cli_secs = time.perf_counter() - t0
+    return {
+        "lines": nlines,
+        "records": records,
+        "in_process_s": round(secs, 4),
+        "in_process_runs_s": [round(t, 4) for t in times],
+        "in_process_lines_per_s": round(nlines / secs),
+        "cli_s": round(cli_secs, 4),
+        "cli_lines_per_s": round(nlines / cli_secs),
+    }
+
+
+def strace_bench(path: Path, nlines: int, workdir: Path, repeat: int) -> dict[str, Any]:
+    command = SHELL.format(log=path, out=workdir)
+    ours_cli: list[float] = []
+    ours_inproc: list[float] = []
+    shell: list[float] = []
+    doc: dict[str, Any] = {}
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        subprocess.run(["bash", "-c", command], check=True)
+        shell.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        doc = json.loads(cli("strace", path).stdout)
+        ours_cli.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        inproc = parse("strace", path.read_bytes().decode("utf-8"))
+        ours_inproc.append(time.perf_counter() - t0)
+    ours = {name: doc["syscalls"][name]["returns"] for name in SYSCALLS}
+    theirs = shell_histograms(workdir)
+    # grep|awk prints an empty value for '<unfinished ...>' lines (counted at '<... resumed>'
+    # by us); this log has none, so the two must agree exactly.
+    equal = ours == {k: {v: c for v, c in h.items() if v} for k, h in theirs.items()}
+    assert inproc == doc, "in-process parse and CLI disagree"
+    return {
+        "lines": nlines,
+        "bytes": path.stat().st_size,
+        "histograms_equal": equal,
+        "distinct_returns": {name: len(ours[name]) for name in SYSCALLS},
+        "calls": {name: doc["syscalls"][name]["calls"] for name in SYSCALLS},
+        "shell_pipeline": "grep readv LOG | awk -F' = ' '{print $2}' | sort | uniq -c  (and the same for writev)",
+        "shell_locale": os.environ.get("LC_ALL") or os.environ.get("LANG") or "unset",
+        "shell_s": round(min(shell), 4),
+        "shell_runs_s": [round(t, 4) for t in shell],
+        "cli_s": round(min(ours_cli), 4),
+        "cli_runs_s": [round(t, 4) for t in ours_cli],
+        "in_process_s": round(min(ours_inproc), 4),
+        "in_process_runs_s": [round(t, 4) for t in ours_inproc],
+        "ratio_cli": round(min(shell) / min(ours_cli), 2),
+        "ratio_in_process": round(min(shell) / min(ours_inproc), 2),
+        "target_ratio": 3.0,
+    }
+
+
+def _line_summary(kind: str, r: dict[str, Any]) -> str:
+    return (
+        f"{kind:7}: {r['lines']:,} lines -> {r['records']:,} samples; parse() {r['in_process_lines_per_s']:,}"
+        f" lines/s ({r['in_process_s']} s); perflab parse {kind} (CLI, once) {r['cli_lines_per_s']:,} lines/s"
+    )
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="where the big inputs go (default: a temp dir)",
+    )
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--keep", action="store_true", help="keep the generated inputs")
+    args = ap.parse_args(argv)
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="perflab-parsers-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        vm, pid, st = (
+            workdir / "vmstat.txt",
+            workdir / "pidstat.txt",
+            workdir / "strace.log",
+        )
+        nvm, npid, nst = build_vmstat(vm), build_pidstat(pid), build_strace(st)
+        results: dict[str, Any] = {
+            "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "machine": {
+                "cpus": len(os.sched_getaffinity(0))
+                if hasattr(os, "sched_getaffinity")
+                else os.cpu_count(),
+                "python": platform.python_version(),
+                "platform": platform.platform(),
+                "load_avg_at_start": list(os.getloadavg())
+                if hasattr(os, "getloadavg")
+                else None,
+            },
+            "repeat": args.repeat,
+            "vmstat": line_bench("vmstat", vm, nvm, args.repeat),
+            "pidstat": line_bench("pidstat", pid, npid, args.repeat),
+            "strace": strace_bench(st, nst, workdir, args.repeat),
+        }
+    finally:
+        if not args.keep and args.workdir is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    s = results["strace"]
+    summary = [_line_summary(kind, results[kind]) for kind in ("vmstat", "pidstat")]
+    summary.append(
+        f"strace : {s['lines']:,} lines ({s['bytes'] / 1e6:.0f} MB): shell pipeline {s['shell_s']} s,"
+        f" perflab parse strace (CLI, {results['machine']['cpus']} CPUs) {s['cli_s']} s"
+        f" -> {s['ratio_cli']}x faster, parse() in process (1 CPU, incl. read)"
+        f" {s['in_process_s']} s -> {s['ratio_in_process']}x;"
+        f" histograms equal: {s['histograms_equal']} (target >= {s['target_ratio']}x)"
+    )
+    results["summary"] = summary
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    print("\n".join(summary))
+    print(f"written to {RESULTS.relative_to(ROOT)}")
+    return 0 if s["histograms_equal"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
