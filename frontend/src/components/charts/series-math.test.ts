@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { medianStep, nearestIndex, pixelToTime, timeToPixel, valueAt, withGaps } from "./series-math";
+
+describe("withGaps", () => {
+  it("keeps regular samples as they are", () => {
+    expect(withGaps([0, 1, 2], [5, 6, 7])).toEqual([
+      { t: 0, v: 5 },
+      { t: 1, v: 6 },
+      { t: 2, v: 7 },
+    ]);
+  });
+  it("breaks the line where samples stop for a while", () => {
+    const pts = withGaps([0, 1, 2, 3, 10, 11], [1, 1, 1, 1, 2, 2]);
+    expect(pts.map((p) => p.v)).toEqual([1, 1, 1, 1, null, 2, 2]);
+    expect(pts[4]?.t).toBe(6.5);
+  });
+  it("turns non-finite values into breaks", () => {
+    expect(withGaps([0, 1], [Number.NaN, 1]).map((p) => p.v)).toEqual([null, 1]);
+  });
+});
+
+describe("values under the cursor", () => {
+  const t = [0, 1, 2, 3, 4];
+  const v = [10, 11, 12, 13, 14];
+  it("finds the nearest sample", () => {
+    expect(nearestIndex(t, 2.4)).toBe(2);
+    expect(nearestIndex(t, 2.6)).toBe(3);
+    expect(nearestIndex(t, -5)).toBe(0);
+    expect(nearestIndex(t, 99)).toBe(4);
+    expect(nearestIndex([], 1)).toBe(-1);
+  });
+  it("says nothing outside the series or in a gap", () => {
+    expect(valueAt(t, v, 2.4)).toBe(12);
+    expect(valueAt(t, v, 9)).toBeNull();
+    expect(valueAt([0, 1, 2, 20], [1, 2, 3, 4], 11)).toBeNull();
+  });
+  it("measures the usual spacing", () => {
+    expect(medianStep([0, 1, 2, 10])).toBe(1);
+    expect(medianStep([5])).toBeNull();
+  });
+});
+
+describe("pixel <-> time", () => {
+  it("maps the plot area onto the domain and back", () => {
+    expect(pixelToTime(50, 50, 200, [0, 100])).toBe(0);
+    expect(pixelToTime(150, 50, 200, [0, 100])).toBe(50);
+    expect(pixelToTime(400, 50, 200, [0, 100])).toBe(100);
+    expect(timeToPixel(50, 50, 200, [0, 100])).toBe(150);
+    expect(timeToPixel(101, 50, 200, [0, 100])).toBeNull();
+  });
+});

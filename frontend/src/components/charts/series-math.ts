@@ -1,0 +1,98 @@
+// Pure helpers behind the run charts: gaps, values under the cursor, pixel <-> time. Kept free of React
+// and recharts so they are unit tested and the chart component stays about drawing.
+
+export interface XY {
+  t: number;
+  v: number | null;
+}
+
+/** The median spacing of sorted time stamps, or null with fewer than two. */
+export function medianStep(t: readonly number[]): number | null {
+  if (t.length < 2) return null;
+  const d: number[] = [];
+  for (let i = 1; i < t.length; i++) {
+    const a = t[i - 1] as number;
+    const b = t[i] as number;
+    if (b > a) d.push(b - a);
+  }
+  if (!d.length) return null;
+  d.sort((a, b) => a - b);
+  return d[Math.floor(d.length / 2)] ?? null;
+}
+
+/**
+ * Points for a line, with a null inserted where samples stop for longer than `gapFactor` times the
+ * usual spacing, so an agent outage shows as a break instead of a straight line across it.
+ */
+export function withGaps(t: readonly number[], v: readonly number[], gapFactor = 3): XY[] {
+  const step = medianStep(t);
+  const out: XY[] = [];
+  for (let i = 0; i < t.length; i++) {
+    const ti = t[i] as number;
+    const vi = v[i];
+    if (i > 0 && step !== null) {
+      const prev = t[i - 1] as number;
+      if (ti - prev > step * gapFactor) out.push({ t: (prev + ti) / 2, v: null });
+    }
+    out.push({ t: ti, v: typeof vi === "number" && Number.isFinite(vi) ? vi : null });
+  }
+  return out;
+}
+
+/** Index of the time stamp nearest to x in sorted t (binary search), or -1 when t is empty. */
+export function nearestIndex(t: readonly number[], x: number): number {
+  if (!t.length) return -1;
+  let lo = 0;
+  let hi = t.length - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if ((t[mid] as number) <= x) lo = mid;
+    else hi = mid;
+  }
+  const dl = Math.abs((t[lo] as number) - x);
+  const dh = Math.abs((t[hi] as number) - x);
+  return dh < dl ? hi : lo;
+}
+
+/**
+ * The value a series had at time x: its nearest sample, if that sample is within `tolerance` seconds
+ * (default: the series' own spacing), else null (the cursor is in a gap or outside the series).
+ */
+export function valueAt(
+  t: readonly number[],
+  v: readonly number[],
+  x: number,
+  tolerance?: number,
+): number | null {
+  const i = nearestIndex(t, x);
+  if (i < 0) return null;
+  const tol = tolerance ?? Math.max(medianStep(t) ?? 1, 1e-9);
+  if (Math.abs((t[i] as number) - x) > tol) return null;
+  const value = v[i];
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+/** The time under a pixel of the plot area, clamped to the domain. */
+export function pixelToTime(
+  px: number,
+  left: number,
+  width: number,
+  domain: readonly [number, number],
+): number {
+  const [d0, d1] = domain;
+  if (width <= 0 || d1 <= d0) return d0;
+  const f = Math.min(1, Math.max(0, (px - left) / width));
+  return d0 + f * (d1 - d0);
+}
+
+/** The pixel of a time inside the plot area, or null when it lies outside the domain. */
+export function timeToPixel(
+  t: number,
+  left: number,
+  width: number,
+  domain: readonly [number, number],
+): number | null {
+  const [d0, d1] = domain;
+  if (d1 <= d0 || t < d0 || t > d1) return null;
+  return left + ((t - d0) / (d1 - d0)) * width;
+}
