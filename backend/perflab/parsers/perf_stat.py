@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 
-from ._common import JSON, ParseError, show, split_lines, to_float
+from ._common import JSON, ParseError, is_elision, show, split_lines, to_float
 
 KIND = "perf-stat"
 
@@ -129,6 +129,11 @@ def _parse_text(lines: list[tuple[int, str]], out: JSON) -> None:
             continue
         if len(words) == 3 and words[1] == "seconds" and words[2] in ("user", "sys"):
             out[f"{words[2]}_s"] = _number(words[0])
+            continue
+        if is_elision(s):
+            out["warnings"].append(
+                f"line {n}: lines left out here ('...'); counters are missing"
+            )
             continue
         main, _, metric = s.partition("#")
         tokens = main.split()

@@ -15,7 +15,7 @@ Counts are sockets. Old iproute2 prints ``timewait A/B`` (``timewait2`` is B) an
 
 from __future__ import annotations
 
-from ._common import JSON, ParseError, show, split_lines, to_int
+from ._common import JSON, ParseError, is_elision, show, split_lines, to_int
 
 KIND = "ss-s"
 
@@ -41,6 +41,9 @@ def parse(text: str) -> JSON:
     for n, line in enumerate(split_lines(text), 1):
         stripped = line.strip()
         if not stripped:
+            continue
+        if is_elision(stripped):
+            warnings.append(f"line {n}: lines left out here ('...'); rows are missing")
             continue
         tokens = stripped.replace(",", " ").replace("(", " ").replace(")", " ").split()
         if not tokens:

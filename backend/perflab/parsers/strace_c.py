@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import JSON, ParseError, show, split_lines, to_float, to_int
+from ._common import JSON, ParseError, is_elision, show, split_lines, to_float, to_int
 
 KIND = "strace-c"
 
@@ -124,6 +124,9 @@ def parse(text: str) -> JSON:
     for n, line in enumerate(split_lines(text), 1):
         stripped = line.strip()
         if not stripped:
+            continue
+        if is_elision(stripped):
+            warnings.append(f"line {n}: lines left out here ('...'); rows are missing")
             continue
         if stripped.startswith("strace: "):
             msg = stripped[len("strace: ") :]

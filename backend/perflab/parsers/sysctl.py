@@ -15,7 +15,7 @@ the latter with a warning. A name given twice keeps the last value (as sysctl ap
 
 from __future__ import annotations
 
-from ._common import JSON, ParseError, show, split_lines, to_int
+from ._common import JSON, ParseError, is_elision, show, split_lines, to_int
 
 KIND = "sysctl"
 
@@ -55,6 +55,11 @@ def parse(text: str) -> JSON:
     for n, line in enumerate(split_lines(text), 1):
         stripped = line.strip()
         if not stripped or stripped[0] in "#;":
+            continue
+        if is_elision(stripped):
+            warnings.append(
+                f"line {n}: lines left out here ('...'); settings are missing"
+            )
             continue
         if stripped.startswith("sysctl:"):
             warnings.append(f"line {n}: sysctl said: {stripped[7:].strip()}")
