@@ -46,6 +46,10 @@ class Sender(threading.Thread):
         self.limits = limits
         self.request_max_bytes = REQUEST_MAX_BYTES
         self.failures = 0
+        # Uploads back off on their own: an endpoint refusing a profile must neither stall the
+        # batches nor be retried every time a batch goes through.
+        self.upload_failures = 0
+        self.upload_retry_at = 0.0
         self.sent_batches = 0
         self._stopping = threading.Event()
         self._deadline = None
@@ -135,12 +139,23 @@ class Sender(threading.Thread):
                 return self._deliver(items)
             finally:
                 self.spool.release(items)
+        if time.monotonic() < self.upload_retry_at:
+            return IDLE
         upload = self.spool.checkout_upload()
-        if upload is not None:
-            try:
-                return self._deliver_upload(upload)
-            finally:
-                self.spool.release_upload(upload)
+        if upload is None:
+            return IDLE
+        try:
+            outcome = self._deliver_upload(upload)
+        finally:
+            self.spool.release_upload(upload)
+        if outcome.kind != "retry":
+            self.upload_failures = 0
+            return outcome
+        self.upload_failures += 1
+        delay = backoff_delay(self.upload_failures, outcome.retry_after)
+        self.upload_retry_at = time.monotonic() + delay
+        level = log.warning if self.upload_failures == 1 or self.upload_failures % 10 == 0 else log.debug
+        level("sender: %s; retry %d in %.1fs", outcome.reason, self.upload_failures, delay)
         return IDLE
 
     # ---------------------------------------------------------------- batches
@@ -239,12 +254,12 @@ class Sender(threading.Thread):
                                            content_type="application/octet-stream", headers=headers,
                                            timeout=UPLOAD_TIMEOUT_S)
         except NetworkError as e:
-            return _retry(str(e))
+            return _retry(f"upload: {e}")
         except OSError as e:
             log.error("sender: upload %s unreadable (%s); setting it aside", upload.id, e)
             self.spool.finish_upload(upload, reject_reason=str(e))
             return OK
-        what = "{}?{}".format(upload.path, "&".join("{}={}".format(*kv) for kv in sorted(upload.query.items())))
+        what = "POST {}?{}".format(upload.path, "&".join(f"{k}={v}" for k, v in sorted(upload.query.items())))
         if resp.ok:
             log.info("sender: uploaded %s (%d bytes)", what, upload.size)
             self.spool.finish_upload(upload)
@@ -260,4 +275,4 @@ class Sender(threading.Thread):
             log.warning("sender: dropping upload %s: %s", what, resp.detail())
             self.spool.finish_upload(upload)
             return OK
-        return _retry(resp.detail(), resp.retry_after)
+        return _retry(f"upload {what}: {resp.detail()}", resp.retry_after)

@@ -155,3 +155,19 @@ def test_uploads_are_posted_and_refused_ones_set_aside(rig: Rig) -> None:
     wait_until(rig.delivered, 10, "uploads")
     assert [(a["kind"], a["name"], a["body"]) for a in rig.server.artifacts] == [
         ("config", "/etc/nginx/nginx.conf", b"worker_processes 2;\n")]
+
+
+def test_a_failing_upload_backs_off_on_its_own_while_batches_flow(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A server without the profiles endpoint yet (405): the profile waits, the lines do not.
+    monkeypatch.setattr("perflab_agent.sender.backoff_delay", lambda failures, retry_after=None: 30.0)
+    rig.spool.add_upload(f"/api/runs/{rig.run_id}/profiles", {"role": "proxy", "name": "perf"}, body=b"x")
+    rig.server.fail(405, path="/api/runs/")
+    rig.sender.start()
+    sent = []
+    for i in range(6):
+        sent += rig.seal("load", 1, start=i)
+        time.sleep(0.5)
+    wait_until(lambda: rig.received("load") == sent, 10, "batches delivered")
+    assert len(rig.server.recorded("/api/runs/")) == 1, "not retried each time a batch goes through"
+    assert rig.sender.failures == 0 and rig.sender.upload_failures == 1
+    assert rig.spool.pending() == 1, "the profile is kept for when the endpoint exists"
