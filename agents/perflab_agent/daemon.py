@@ -152,6 +152,7 @@ class Daemon:
                 log.debug("heartbeat: %s", resp.detail())
 
     def _poll_loop(self):
+        previous = None
         while not self.stop_event.is_set():
             started = time.monotonic()
             resp = self.client.call("GET", "/api/agent/poll",
@@ -168,10 +169,14 @@ class Daemon:
                 self.stop_event.wait(10)
                 continue
             runs = (resp.json() or {}).get("runs")
-            self._reconcile(runs if isinstance(runs, list) else [])
+            runs = runs if isinstance(runs, list) else []
+            self._reconcile(runs)
             self._housekeeping()
-            # A server answering at once every time must not make us spin.
-            self.stop_event.wait(max(0.0, 0.5 - (time.monotonic() - started)))
+            # A server that answers at once while a run is active (rather than when something
+            # changed) must not make us spin: an unchanged answer is asked again a second later.
+            if runs == previous:
+                self.stop_event.wait(max(0.0, 1.0 - (time.monotonic() - started)))
+            previous = runs
 
     # ---------------------------------------------------------------- runs
 

@@ -161,3 +161,29 @@ def test_daemon_test_prints_what_it_would_send_and_sends_nothing(server: FakeSer
     assert server.requests == []
     assert not (tmp_path / "state").exists(), "a dry run writes nothing either"
     assert server.token not in result.stdout + result.stderr
+
+
+def test_a_daemon_restarted_mid_run_resumes_it_and_closes_a_run_that_ended_meanwhile(
+        server: FakeServer, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    going_on, ending = server.create_run(), server.create_run()
+    daemon = start_daemon(server.url, server.token, state, "--collect", "vmstat")
+    wait_until(lambda: server.lines(going_on, "vmstat") and server.lines(ending, "vmstat"), 20, "samples")
+    # A graceful stop (systemd restart) keeps streams open: they are resumed, not cut short.
+    assert daemon.stop() == 0
+    assert not server.stream_closed(going_on, "vmstat") and not server.stream_closed(ending, "vmstat")
+    server.end_run(ending)
+    restarted = start_daemon(server.url, server.token, state, "--collect", "vmstat", log_dir=tmp_path / "second")
+    try:
+        wait_until(lambda: server.stream_closed(ending, "vmstat"), 20, "the ended run's stream closed")
+        assert server.batches(ending, "vmstat")[-1]["error"] == "the agent was not running when the run ended"
+        count = len(server.lines(going_on, "vmstat"))
+        wait_until(lambda: len(server.lines(going_on, "vmstat")) > count + 1, 20, "resumed sampling")
+        server.end_run(going_on)
+        wait_until(lambda: server.stream_closed(going_on, "vmstat"), 20, "closed")
+    finally:
+        assert restarted.stop() == 0
+    for run_id in (going_on, ending):
+        seqs = [b["seq"] for b in server.batches(run_id, "vmstat")]
+        assert seqs == list(range(1, len(seqs) + 1))
+    assert len(server.joined(going_on)) == 1
