@@ -60,9 +60,9 @@ class SeriesCache:
     def __init__(self, session: Session, stream: Stream) -> None:
         self.session = session
         self.stream = stream
-        self.ids: dict[str, int] = dict(
-            session.execute(select(Series.key, Series.id).where(Series.stream_id == stream.id)).tuples().all()
-        )
+        self.ids: dict[str, int] = {
+            key: sid for key, sid in session.execute(select(Series.key, Series.id).where(Series.stream_id == stream.id))
+        }
 
     def ensure(self, wanted: dict[str, tuple[str, dict[str, Any], str]]) -> None:
         """wanted: key -> (metric, labels, unit) for every key seen in this batch."""
@@ -78,9 +78,8 @@ class SeriesCache:
         # executemany form: compiled once and cached, unlike a VALUES list built per batch.
         self.session.connection().execute(
             insert(Series.__table__).on_conflict_do_nothing(index_elements=["run_id", "stream_id", "key"]), rows)
-        self.ids.update(self.session.execute(
-            select(Series.key, Series.id).where(Series.stream_id == st.id, Series.key.in_(missing))
-        ).tuples().all())
+        self.ids.update({key: sid for key, sid in self.session.execute(
+            select(Series.key, Series.id).where(Series.stream_id == st.id, Series.key.in_(missing)))})
 
 
 def _units(kind: str) -> dict[str, str]:
