@@ -5,7 +5,6 @@ import glob
 import os
 import platform
 import re
-import socket
 import subprocess
 
 from perflab_agent.util import tool_env
@@ -198,5 +197,4 @@ def gather(tools=("vmstat", "pidstat", "strace", "perf", "wrk")):
         "nic_queues": nic_queues(),
         "tool_versions": versions,
         "python": platform.python_version(),
-        "fqdn": socket.getfqdn(),
     }

@@ -27,6 +27,8 @@ WRK_NAMES = ("wrk", "wrk2")
 WRK_DEFAULT_DURATION_S = 10.0
 PROGRESS_EVERY_S = 10.0
 CALL_DEADLINE_S = 120.0
+STATUS_WAIT_S = 15.0
+FINAL_STATUSES = ("complete", "partial", "failed")
 _RPS = re.compile(r"^\s*Requests/sec:\s*([0-9.]+)")
 
 
@@ -184,12 +186,21 @@ class RunCommand:
         return exit_code
 
     def _status(self, run_id):
-        try:
-            resp = self.client.request("GET", f"/api/agent/runs/{run_id}", timeout=10)
-        except NetworkError:
-            return "unknown"
-        doc = resp.json() if resp.ok else None
-        return str(doc.get("status")) if isinstance(doc, dict) and doc.get("status") else "unknown"
+        """The run's status once the server has judged it (complete, partial, failed): the daemons
+        close their streams a moment after the finish. After STATUS_WAIT_S, whatever it is then."""
+        deadline = time.monotonic() + STATUS_WAIT_S
+        status = "unknown"
+        while True:
+            try:
+                resp = self.client.request("GET", f"/api/agent/runs/{run_id}", timeout=10)
+                doc = resp.json() if resp.ok else None
+                if isinstance(doc, dict) and doc.get("status"):
+                    status = str(doc["status"])
+            except NetworkError:
+                pass
+            if status in FINAL_STATUSES or time.monotonic() >= deadline:
+                return status
+            time.sleep(1.0)
 
     def _wait_for_daemons(self, run_id):
         """Until the expected daemons joined (their collectors run), at most --wait-timeout seconds."""
