@@ -6,6 +6,7 @@ import { ComparePage } from "@/features/compare";
 import { ExperimentPage, ExperimentsPage } from "@/features/experiments";
 import { HostsPage } from "@/features/hosts";
 import { ImportPage } from "@/features/imports";
+import { ProfileComparePage, ProfileViewerPage, RunProfilesPage } from "@/features/profiles";
 import { ProjectsPage } from "@/features/projects";
 import { RunPage, RunRedirect } from "@/features/runs";
 import { TokensPage } from "@/features/tokens";
@@ -33,6 +34,9 @@ export function createAppRouter() {
                 { index: true, element: <ExperimentsPage /> },
                 { path: "experiments/:experimentId", element: <ExperimentPage /> },
                 { path: "runs/:runId", element: <RunPage /> },
+                { path: "runs/:runId/profiles", element: <RunProfilesPage /> },
+                { path: "profiles/diff", element: <ProfileComparePage /> },
+                { path: "profiles/:profileId", element: <ProfileViewerPage /> },
                 { path: "hosts", element: <HostsPage /> },
                 { path: "tokens", element: <TokensPage /> },
                 { path: "import", element: <ImportPage /> },

@@ -1,0 +1,17 @@
+// /p/:slug/runs/:runId/profiles: a run's flame graphs and where to upload more.
+import { Link, useParams } from "react-router";
+import { RunProfiles } from "./RunProfiles";
+
+export function RunProfilesPage() {
+  const { slug = "", runId = "" } = useParams();
+  return (
+    <main className="page">
+      <nav aria-label="Breadcrumb" className="muted">
+        <Link to={`/p/${slug}`}>Experiments</Link> <span className="crumb-sep">/</span>{" "}
+        <Link to={`/p/${slug}/runs/${runId}`}>Run {runId.slice(0, 8)}</Link>{" "}
+        <span className="crumb-sep">/</span> Profiles
+      </nav>
+      <RunProfiles slug={slug} runId={runId} />
+    </main>
+  );
+}
