@@ -205,9 +205,32 @@ def main(argv: list[str]) -> int:
     )
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keep", action="store_true", help="keep the generated inputs")
+    ap.add_argument(
+        "--only",
+        choices=("vmstat", "pidstat", "strace"),
+        help="run one part (not saved)",
+    )
     args = ap.parse_args(argv)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="perflab-parsers-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
+    if args.only:
+        try:
+            path = workdir / args.only
+            build = {
+                "vmstat": build_vmstat,
+                "pidstat": build_pidstat,
+                "strace": build_strace,
+            }[args.only]
+            n = build(path)
+            if args.only == "strace":
+                part = strace_bench(path, n, workdir, args.repeat)
+            else:
+                part = line_bench(args.only, path, n, args.repeat)
+            print(json.dumps(part, indent=2))
+        finally:
+            if not args.keep and args.workdir is None:
+                shutil.rmtree(workdir, ignore_errors=True)
+        return 0
     try:
         vm, pid, st = (
             workdir / "vmstat.txt",

@@ -64,3 +64,15 @@ def test_no_stray_golden_files() -> None:
             assert golden.with_name(
                 golden.name.replace(".expected.json", ".txt")
             ).exists(), golden
+
+
+def test_readme_documents_every_kind_from_the_docstrings() -> None:
+    from perflab import parsers
+
+    from .regen_golden import README, readme
+
+    assert README.read_text(encoding="utf-8") == readme(), (
+        "run tests/parsers/regen_golden.py"
+    )
+    for kind in parsers.KINDS:
+        assert f"### `{kind}`" in README.read_text(encoding="utf-8")

@@ -2,10 +2,20 @@
 
     from perflab.parsers import parse, detect, ParseError, KINDS, line_parser
 
-    parse("vmstat", text)      # -> dict, the schema in perflab.parsers.vmstat's docstring
-    parse("auto", text)        # -> the same, plus "kind"
-    detect(text)               # -> "wrk" | ... | None
-    p = line_parser("pidstat") # streaming: p.feed(line) -> records, p.finish(), p.state()
+    parse("vmstat", text)        # -> dict, the schema in perflab.parsers.vmstat's docstring
+    parse("vmstat", text, memory_unit="M")   # what `vmstat -S M` printed (the text can't say)
+    parse("auto", text)          # -> the same, plus "kind"
+    detect(text)                 # -> "wrk" | ... | None
+    read_text(raw_bytes)         # gzip unpacked, UTF-8 decoded, binary refused (ParseError)
+
+    p = line_parser("pidstat")   # streaming kinds: vmstat, pidstat, netqtop (STREAMING_KINDS)
+    p.feed(line)                 # -> the records this line completed
+    p.finish()                   # -> the last ones; raises ParseError if it never was pidstat
+    p.result(records)            # -> the parse() document from all records
+    saved = p.state()            # JSON-serialisable; resume(saved) continues, days later
+    p.averages, p.warnings       # pidstat's Average lines (merged per pid/tid); warnings so far
+
+    module("vmstat").METRICS     # metric -> unit, for charts (vmstat, pidstat, netqtop)
 
 Each module (``wrk``, ``vmstat``, ``pidstat``, ``strace_c``, ``strace``, ``netqtop``, ``ss_s``,
 ``netstat_s``, ``perf_stat``, ``sysctl``) documents its output schema and units. Bad input raises
