@@ -88,8 +88,10 @@ def to_decimal(tok: str) -> Decimal | None:
         return None
 
 
-def dec_to_float(value: Decimal) -> float:
-    return float(value)
+def dec_to_float(value: Decimal) -> float | None:
+    """A Decimal as a float, or None when it overflows (JSON has no Infinity)."""
+    result = float(value)
+    return result if math.isfinite(result) else None
 
 
 def check_text(text: str) -> None:

@@ -30,6 +30,7 @@ from ._common import (
     JSON,
     LineParser,
     ParseError,
+    dec_to_float,
     is_elision,
     parse_lines,
     show,
@@ -90,9 +91,9 @@ def expand(tok: str) -> int | float | None:
     if num is None or num < 0:
         return None
     if mult is not None:
-        return float(num * mult)
+        return dec_to_float(num * mult)
     if "." in body or "e" in body.lower():
-        return float(num)
+        return dec_to_float(num)
     return int(num)
 
 
@@ -169,6 +170,10 @@ class NetqtopLineParser(LineParser):
             table = cur[d]
             if table is not None and table["queues"]:
                 ids = [q["queue"] for q in table["queues"]]
+                if (
+                    max(ids) > 4096
+                ):  # netqtop handles at most 1024 queues; don't build a huge range
+                    continue
                 missing = sorted(set(range(max(ids) + 1)) - set(ids))
                 if missing:
                     self.warn(

@@ -248,6 +248,7 @@ class PidstatLineParser(LineParser):
         self.rows = 0
         self.metrics: list[str] = []
         self.avg: list[JSON] = []
+        self._avg_index: dict[tuple[object, object], JSON] = {}
         self.first_unknown: tuple[int, str] | None = None
         self.first_junk: tuple[int, str] | None = None
 
@@ -435,13 +436,18 @@ class PidstatLineParser(LineParser):
         return []
 
     def _merge_average(self, row: JSON) -> None:
-        for avg in self.avg:
-            if avg["pid"] == row["pid"] and avg["tid"] == row["tid"]:
-                for key, value in row.items():
-                    if value is not None or key not in avg:
-                        avg[key] = value
-                return
-        self.avg.append({"time": None, "timestamp": None, "epoch": None, **row})
+        # an index, not a scan: `pidstat -t -p ALL` averages thousands of threads
+        if len(self._avg_index) != len(self.avg):
+            self._avg_index = {(a["pid"], a["tid"]): a for a in self.avg}
+        avg = self._avg_index.get((row["pid"], row["tid"]))
+        if avg is None:
+            avg = {"time": None, "timestamp": None, "epoch": None, **row}
+            self.avg.append(avg)
+            self._avg_index[(row["pid"], row["tid"])] = avg
+            return
+        for key, value in row.items():
+            if value is not None or key not in avg:
+                avg[key] = value
 
     def finish(self) -> list[JSON]:
         if not self.cols and self.avg_label is None:

@@ -36,6 +36,7 @@ from typing import Any
 from ._common import (
     JSON,
     ParseError,
+    dec_to_float,
     is_elision,
     show,
     split_lines,
@@ -86,7 +87,7 @@ def _time(tok: str, table: dict[str, Decimal]) -> float | None:
     split = _split_unit(tok)
     if split is None or split[1] not in table:
         return None
-    return float(split[0] * table[split[1]])
+    return dec_to_float(split[0] * table[split[1]])
 
 
 def time_ms(tok: str) -> float | None:
@@ -101,14 +102,14 @@ def count(tok: str) -> float | None:
     split = _split_unit(tok)
     if split is None or split[1] not in _COUNT:
         return None
-    return float(split[0] * _COUNT[split[1]])
+    return dec_to_float(split[0] * _COUNT[split[1]])
 
 
 def nbytes(tok: str) -> float | None:
     split = _split_unit(tok)
     if split is None or split[1] not in _BYTES:
         return None
-    return float(split[0] * _BYTES[split[1]])
+    return dec_to_float(split[0] * _BYTES[split[1]])
 
 
 def _pct(tok: str) -> float | None:
