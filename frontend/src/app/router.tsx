@@ -2,7 +2,7 @@
 // that caching, polling and invalidation live in one place.
 import { createBrowserRouter, Navigate } from "react-router";
 import { LoginPage, RequireAuth } from "@/features/auth";
-import { ComparePage } from "@/features/compare";
+import { ComparePage, SavedComparisonPage, SharePage } from "@/features/compare";
 import { ExperimentPage, ExperimentsPage } from "@/features/experiments";
 import { HostsPage } from "@/features/hosts";
 import { ImportPage } from "@/features/imports";
@@ -17,6 +17,8 @@ import { ProjectLayout } from "./ProjectLayout";
 export function createAppRouter() {
   return createBrowserRouter([
     { path: "/login", element: <LoginPage />, errorElement: <RouteError /> },
+    // The public share view: outside the login gate and the app frame; the token is the credential.
+    { path: "/s/:token", element: <SharePage />, errorElement: <RouteError /> },
     {
       element: <RequireAuth />,
       errorElement: <RouteError />,
@@ -27,6 +29,7 @@ export function createAppRouter() {
             { index: true, element: <Navigate to="/projects" replace /> },
             { path: "projects", element: <ProjectsPage /> },
             { path: "runs/:runId", element: <RunRedirect /> },
+            { path: "c/:shortId", element: <SavedComparisonPage /> },
             {
               path: "p/:slug",
               element: <ProjectLayout />,

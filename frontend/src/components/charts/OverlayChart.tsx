@@ -1,0 +1,203 @@
+// Overlay of many runs on one time axis (seconds from each run's start), for comparisons: per-series
+// colour and dash (experiment families), time-range notes as bands, and a cursor shared by value
+// with every chart of the same syncId, so hovering t+42s shows t+42s everywhere.
+import { useMemo } from "react";
+import {
+  CartesianGrid,
+  Line,
+  LineChart,
+  ReferenceArea,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  type TooltipContentProps,
+  XAxis,
+  YAxis,
+} from "recharts";
+import type { NameType, ValueType } from "recharts/types/component/DefaultTooltipContent";
+import { formatCompact, formatDuration } from "@/lib/format";
+
+export interface OverlaySeries {
+  id: string;
+  /** Shown in the tooltip: "default · run 2". */
+  label: string;
+  color: string;
+  /** SVG stroke-dasharray; "" for a solid line. */
+  dash?: string;
+  points: { t: number; v: number }[];
+}
+
+export interface OverlayBand {
+  id: string | number;
+  start: number;
+  /** Equal to start (or null) for a point in time: drawn as a line. */
+  end: number | null;
+  label: string;
+}
+
+interface Props {
+  series: OverlaySeries[];
+  bands?: OverlayBand[];
+  unit?: string;
+  height?: number;
+  syncId?: string;
+  ariaLabel: string;
+  /** Target number of x positions after aligning runs to a common grid. */
+  resolution?: number;
+}
+
+type Row = { t: number } & Record<string, number>;
+
+/**
+ * Puts every series on one grid of time buckets (runs sample at slightly different offsets, and
+ * downsampled ones at fractional seconds), so the chart has at most ~`resolution` rows whatever
+ * the number of runs, and the tooltip finds a value for each run at the same t.
+ */
+export function alignSeries(series: OverlaySeries[], resolution = 600): Row[] {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const s of series) {
+    for (const p of s.points) {
+      if (p.t < lo) lo = p.t;
+      if (p.t > hi) hi = p.t;
+    }
+  }
+  if (!Number.isFinite(lo)) return [];
+  const step = Math.max(1, Math.ceil((hi - lo) / Math.max(1, resolution)));
+  const rows = new Map<number, Row>();
+  for (const s of series) {
+    const sums = new Map<number, [number, number]>();
+    for (const p of s.points) {
+      const b = Math.round(p.t / step) * step;
+      const acc = sums.get(b) ?? [0, 0];
+      acc[0] += p.v;
+      acc[1] += 1;
+      sums.set(b, acc);
+    }
+    for (const [b, [sum, n]] of sums) {
+      let row = rows.get(b);
+      if (!row) {
+        row = { t: b } as Row;
+        rows.set(b, row);
+      }
+      row[s.id] = sum / n;
+    }
+  }
+  return [...rows.values()].sort((a, b) => a.t - b.t);
+}
+
+function truncate(text: string, max = 32): string {
+  const line = text.split("\n")[0]?.trim() ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+export function OverlayChart({
+  series,
+  bands = [],
+  unit = "",
+  height = 200,
+  syncId,
+  ariaLabel,
+  resolution,
+}: Props) {
+  const data = useMemo(() => alignSeries(series, resolution), [series, resolution]);
+  const byId = useMemo(() => new Map(series.map((s) => [s.id, s])), [series]);
+  const fmt = (v: number) => `${formatCompact(v)}${unit && unit !== "%" ? ` ${unit}` : unit}`;
+
+  const content = ({ active, payload, label }: TooltipContentProps<ValueType, NameType>) => {
+    if (!active || !payload?.length) return null;
+    return (
+      <div className="overlay-tooltip">
+        <div className="overlay-tooltip-t">
+          t+{typeof label === "number" ? formatDuration(label) : String(label)}
+        </div>
+        {payload.map((p) => {
+          const s = byId.get(String(p.dataKey));
+          if (!s || typeof p.value !== "number") return null;
+          return (
+            <div key={s.id} className="overlay-tooltip-row">
+              <span className="overlay-swatch" style={{ background: s.color }} aria-hidden="true" />
+              <span>{s.label}</span>
+              <span className="num">{fmt(p.value)}</span>
+            </div>
+          );
+        })}
+      </div>
+    );
+  };
+
+  return (
+    <figure style={{ margin: 0 }} aria-label={ariaLabel}>
+      <ResponsiveContainer width="100%" height={height}>
+        <LineChart
+          data={data}
+          syncId={syncId}
+          syncMethod="value"
+          margin={{ top: 14, right: 12, bottom: 0, left: 0 }}
+        >
+          <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" vertical={false} />
+          <XAxis
+            dataKey="t"
+            type="number"
+            domain={["dataMin", "dataMax"]}
+            tickFormatter={(v: number) => formatDuration(v)}
+            stroke="var(--text-faint)"
+            fontSize={11}
+          />
+          <YAxis
+            tickFormatter={(v: number) => formatCompact(v)}
+            stroke="var(--text-faint)"
+            fontSize={11}
+            width={44}
+          />
+          <Tooltip content={content} isAnimationActive={false} />
+          {bands.map((b) =>
+            b.end === null || b.end <= b.start ? (
+              <ReferenceLine
+                key={b.id}
+                x={b.start}
+                stroke="var(--warn)"
+                strokeDasharray="4 2"
+                label={{
+                  value: truncate(b.label),
+                  fontSize: 10,
+                  position: "insideTopLeft",
+                  fill: "var(--warn)",
+                }}
+              />
+            ) : (
+              <ReferenceArea
+                key={b.id}
+                x1={b.start}
+                x2={b.end}
+                fill="var(--warn)"
+                fillOpacity={0.12}
+                stroke="var(--warn)"
+                strokeOpacity={0.4}
+                label={{
+                  value: truncate(b.label),
+                  fontSize: 10,
+                  position: "insideTopLeft",
+                  fill: "var(--warn)",
+                }}
+              />
+            ),
+          )}
+          {series.map((s) => (
+            <Line
+              key={s.id}
+              dataKey={s.id}
+              name={s.label}
+              stroke={s.color}
+              strokeDasharray={s.dash || undefined}
+              dot={false}
+              strokeWidth={1.5}
+              isAnimationActive={false}
+              connectNulls
+            />
+          ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </figure>
+  );
+}

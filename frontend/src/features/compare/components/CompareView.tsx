@@ -1,0 +1,158 @@
+// The body of every comparison page (live, saved, public): result table, validity, top movers, host
+// telemetry, syscalls, network queues, what changed, decisions and notes. Members get the write
+// controls (notes, decisions); the public view gets none.
+import { useMemo, useState } from "react";
+import type { CompareReply, CompareSource } from "../api";
+import { type CompareViewState, defaultOverlays, type OverlayChoice, type SectionId } from "../view-state";
+import { ChangesSection, type KnobPick } from "./Changes";
+import { DecisionDialog, DecisionsSection } from "./Decisions";
+import { MoversSection } from "./Movers";
+import { NotesList, NotesSection } from "./Notes";
+import { ResultTable } from "./ResultTable";
+import { Section } from "./Section";
+import { SyscallsSection } from "./Syscalls";
+import { SteadyStateTable, TelemetrySection } from "./Telemetry";
+import { ValiditySummary } from "./ValiditySummary";
+import "../compare.css";
+
+export type Evidence = { shortId: string } | { save: () => Promise<string> };
+
+interface Props {
+  reply: CompareReply;
+  source: CompareSource;
+  view: Pick<CompareViewState, "overlays" | "hidden">;
+  onView: (change: Partial<CompareViewState>) => void;
+  /** Charts a public link may draw (null: any the comparison has). */
+  allowedOverlays?: OverlayChoice[] | null;
+  onBaseline?: (name: string) => void;
+  /** Members only: where notes and decisions go. */
+  member?: { slug: string; evidence: Evidence };
+}
+
+/** The charts on screen: the URL's (or saved) choice, else the defaults the comparison has. */
+export function effectiveOverlays(
+  reply: CompareReply,
+  view: Pick<CompareViewState, "overlays">,
+  allowed: OverlayChoice[] | null = null,
+): OverlayChoice[] {
+  if (view.overlays) return view.overlays;
+  const defaults = defaultOverlays(reply.overlay_metrics);
+  if (!allowed) return defaults;
+  const shared = defaults.filter((d) => allowed.some((a) => a.role === d.role && a.metric === d.metric));
+  return shared.length ? shared : allowed;
+}
+
+export function CompareView({
+  reply,
+  source,
+  view,
+  onView,
+  allowedOverlays = null,
+  onBaseline,
+  member,
+}: Props) {
+  const overlays = useMemo(
+    () => effectiveOverlays(reply, view, allowedOverlays),
+    [reply, view, allowedOverlays],
+  );
+  const [decision, setDecision] = useState<{ experiment?: string; knob?: KnobPick } | null>(null);
+  const hidden = (id: SectionId) => view.hidden.includes(id);
+  const toggle = (id: SectionId) =>
+    onView({ hidden: hidden(id) ? view.hidden.filter((h) => h !== id) : [...view.hidden, id] });
+  const common = { hidden: false, onToggle: toggle };
+  const sig = reply.top_movers.filter((m) => m.significant).length;
+
+  return (
+    <>
+      <ValiditySummary reply={reply} />
+      <ResultTable reply={reply} onBaseline={onBaseline} />
+
+      <Section
+        id="movers"
+        title="Top movers"
+        hint={`${reply.top_movers.length} changes, ${sig} significant`}
+        {...common}
+        hidden={hidden("movers")}
+      >
+        <MoversSection reply={reply} />
+      </Section>
+
+      <Section
+        id="telemetry"
+        title="Host telemetry"
+        hint="aligned to run start, shared cursor; notes with a time range drawn as bands"
+        {...common}
+        hidden={hidden("telemetry")}
+      >
+        <TelemetrySection
+          reply={reply}
+          source={source}
+          overlays={overlays}
+          allowed={allowedOverlays}
+          onOverlays={(next) => onView({ overlays: next })}
+        />
+      </Section>
+
+      <Section id="syscalls" title="Syscalls" hint="strace -c" {...common} hidden={hidden("syscalls")}>
+        <SyscallsSection reply={reply} />
+      </Section>
+
+      {reply.netqtop.length ? (
+        <Section
+          id="netqtop"
+          title="Network queues"
+          hint="netqtop, per queue and direction"
+          {...common}
+          hidden={hidden("netqtop")}
+        >
+          <SteadyStateTable reply={reply} rows={reply.netqtop} label="Network queues" />
+        </Section>
+      ) : null}
+
+      <Section
+        id="changes"
+        title="What changed"
+        hint={`config snapshots, sysctls and host facts against ${reply.baseline}`}
+        {...common}
+        hidden={hidden("changes")}
+      >
+        <ChangesSection reply={reply} onDecide={member ? (k) => setDecision({ knob: k }) : undefined} />
+      </Section>
+
+      {member ? (
+        <Section
+          id="decisions"
+          title="Decisions"
+          {...common}
+          hidden={hidden("decisions")}
+          actions={
+            <button type="button" className="btn btn-sm" onClick={() => setDecision({})}>
+              Record decision
+            </button>
+          }
+        >
+          <DecisionsSection reply={reply} slug={member.slug} />
+        </Section>
+      ) : null}
+
+      <Section id="notes" title="Notes" hint="Markdown" {...common} hidden={hidden("notes")}>
+        {member ? (
+          <NotesSection reply={reply} slug={member.slug} />
+        ) : (
+          <NotesList reply={reply} notes={reply.notes} />
+        )}
+      </Section>
+
+      {member ? (
+        <DecisionDialog
+          reply={reply}
+          slug={member.slug}
+          open={decision !== null}
+          initial={decision}
+          evidence={member.evidence}
+          onClose={() => setDecision(null)}
+        />
+      ) : null}
+    </>
+  );
+}

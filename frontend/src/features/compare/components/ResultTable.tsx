@@ -1,0 +1,101 @@
+// THE table: one row per load-test metric, one column per experiment (baseline first), each value
+// with its change against the baseline and a noise verdict, and the method stated under it.
+import type { CompareReply, Direction } from "../api";
+import { ValueCell } from "./ValueCell";
+
+const DIRECTION_HINT: Record<Direction, string> = {
+  higher_is_better: "higher is better",
+  lower_is_better: "lower is better",
+  neutral: "",
+};
+
+interface Props {
+  reply: CompareReply;
+  /** Set the baseline from a column header; absent where the baseline is frozen. */
+  onBaseline?: (name: string) => void;
+}
+
+export function ExperimentHeaders({ reply, onBaseline }: Props) {
+  return (
+    <>
+      {reply.columns.map((c) => {
+        const flagged = c.runs.filter((r) => r.warnings.length > 0).length;
+        return (
+          <th key={c.id} scope="col" className="num cmp-exp">
+            <span className="cmp-exp-name">{c.name}</span>
+            <span className="cmp-exp-sub">
+              {c.is_baseline ? (
+                <span className="badge badge-info">baseline</span>
+              ) : onBaseline ? (
+                <button
+                  type="button"
+                  className="btn btn-sm btn-ghost"
+                  style={{ height: 20, padding: "0 6px", fontSize: 11 }}
+                  onClick={() => onBaseline(c.name)}
+                  aria-label={`Use ${c.name} as the baseline`}
+                >
+                  set as baseline
+                </button>
+              ) : null}{" "}
+              {c.runs.length} run{c.runs.length === 1 ? "" : "s"}
+              {flagged ? <span className="cmp-flag"> · ⚠ {flagged} flagged</span> : null}
+            </span>
+          </th>
+        );
+      })}
+    </>
+  );
+}
+
+export function ResultTable({ reply, onBaseline }: Props) {
+  const m = reply.method;
+  return (
+    <section className="card" aria-labelledby="results-title" data-testid="result-table">
+      <div className="card-header">
+        <h2 id="results-title" style={{ fontSize: 15, margin: 0 }}>
+          Results <span className="cmp-section-hint">wrk, median over the runs of each experiment</span>
+        </h2>
+      </div>
+      <div className="table-wrap">
+        <table className="table cmp-table" aria-label="Results">
+          <thead>
+            <tr>
+              <th scope="col">Metric</th>
+              <ExperimentHeaders reply={reply} onBaseline={onBaseline} />
+            </tr>
+          </thead>
+          <tbody>
+            {reply.results.map((row) => (
+              <tr key={row.key} data-metric={row.key}>
+                <th scope="row">
+                  {row.label}
+                  {DIRECTION_HINT[row.direction] ? (
+                    <span className="cmp-dir">{DIRECTION_HINT[row.direction]}</span>
+                  ) : null}
+                </th>
+                {reply.columns.map((c) => (
+                  <ValueCell
+                    key={c.id}
+                    cell={row.cells[c.name]}
+                    unit={row.unit}
+                    direction={row.direction}
+                    isBaseline={c.is_baseline}
+                    confidence={m.confidence}
+                  />
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <details className="cmp-method">
+        <summary>
+          Method: {Math.round(m.confidence * 100)}% {m.name}; changes against{" "}
+          <strong>{reply.baseline}</strong>. Verdict <em>within noise</em> when the interval contains 0; one
+          run on a side gives no noise estimate.
+        </summary>
+        <p style={{ margin: "6px 0 0" }}>{m.detail}</p>
+      </details>
+    </section>
+  );
+}

@@ -1,0 +1,23 @@
+// The noise verdict of a change as a chip: icon + word, with the interval behind it on hover.
+import type { Verdict } from "../api";
+import { verdictIcon, verdictLabel } from "../format";
+
+const CLASS: Record<Verdict, string> = {
+  better: "chip chip-better",
+  worse: "chip chip-worse",
+  within_noise: "chip chip-noise",
+  single_run: "chip chip-single",
+  increased: "chip chip-neutral",
+  decreased: "chip chip-neutral",
+  no_data: "chip chip-neutral",
+};
+
+export function VerdictChip({ verdict, title }: { verdict: Verdict; title?: string }) {
+  const icon = verdictIcon(verdict);
+  return (
+    <span className={CLASS[verdict]} title={title} data-verdict={verdict}>
+      {icon ? <span aria-hidden="true">{icon}</span> : null}
+      {verdictLabel(verdict)}
+    </span>
+  );
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { comparisonMarkdown, mdEscape } from "./markdown";
+
+const reply = {
+  baseline: "direct",
+  experiments: ["direct", "default"],
+  columns: [
+    { id: 1, name: "direct", is_baseline: true, runs: [{}, {}, {}] },
+    { id: 2, name: "default", is_baseline: false, runs: [{}] },
+  ],
+  results: [
+    {
+      key: "wrk.requests_per_sec",
+      label: "Requests/sec",
+      unit: "req/s",
+      direction: "higher_is_better",
+      cells: {
+        direct: {
+          n: 3,
+          median: 12789.39,
+          min: 1,
+          max: 2,
+          values: [],
+          verdict: "within_noise",
+          flags: ["steal"],
+        },
+        default: {
+          n: 1,
+          median: 6713.8,
+          min: 1,
+          max: 2,
+          values: [],
+          delta_pct: -47.5,
+          verdict: "single_run",
+          flags: [],
+        },
+      },
+    },
+    {
+      key: "wrk.latency_percentiles_ms.99",
+      label: "p99 latency",
+      unit: "ms",
+      direction: "lower_is_better",
+      cells: {
+        direct: { n: 3, median: 13.72, min: 1, max: 2, values: [], verdict: "within_noise", flags: [] },
+        default: {
+          n: 1,
+          median: 37.2,
+          min: 1,
+          max: 2,
+          values: [],
+          delta_pct: 171.1,
+          verdict: "worse",
+          flags: [],
+        },
+      },
+    },
+  ],
+  method: {
+    name: "percentile bootstrap of the difference of medians",
+    confidence: 0.95,
+    resamples: 0,
+    seed: 0,
+    detail: "",
+  },
+  validity: { summary: ["direct / run 1: CPU steal 11.2% on proxy (vmstat st)"], flagged_runs: 1 },
+  changes: [
+    {
+      experiment: "default",
+      baseline: "direct",
+      run_id: null,
+      baseline_run_id: null,
+      files: [],
+      knob_changes: [
+        {
+          component: "nginx",
+          knob: "proxy_buffers",
+          context: "http",
+          before: "8 4k",
+          after: "4 128k",
+          file: "nginx.conf",
+        },
+      ],
+    },
+  ],
+} as unknown as Parameters<typeof comparisonMarkdown>[0];
+
+describe("comparisonMarkdown", () => {
+  it("builds the table engineers paste into a pull request", () => {
+    const md = comparisonMarkdown(reply, "https://perflab.example/c/abc123");
+    const lines = md.split("\n");
+    expect(lines[0]).toBe("| metric | direct (baseline) (3 runs) | default (1 run) |");
+    expect(lines[1]).toBe("|---|---:|---:|");
+    expect(lines[2]).toBe("| Requests/sec | 12,789.39 ⚠ | 6,713.80 (-47.5%, 1 run: no noise estimate) |");
+    expect(lines[3]).toBe("| p99 latency | 13.72ms | 37.20ms (+171%, worse) |");
+    expect(md).toContain("change against **direct**; verdicts from a 95% percentile bootstrap");
+    expect(md).toContain("- direct / run 1: CPU steal 11.2% on proxy (vmstat st)");
+    expect(md).toContain("- default: `proxy_buffers` 8 4k -> 4 128k");
+    expect(md.trimEnd().endsWith("[Open this comparison in perflab](https://perflab.example/c/abc123)")).toBe(
+      true,
+    );
+  });
+
+  it("keeps names inert and inside their cell", () => {
+    expect(mdEscape("a|b <img src=x onerror=alert(1)>\nx")).toBe(
+      "a\\|b &lt;img src=x onerror=alert(1)&gt; x",
+    );
+  });
+});

@@ -1,0 +1,71 @@
+// "Copy as Markdown": the result table the way engineers paste it into a pull request, with a link
+// back. Built in the browser from the reply already on screen, so the copy happens inside the click
+// (clipboard access needs the user's gesture) and works on a public share page too.
+import { formatDeltaPct, isNum } from "@/lib/format";
+import type { CompareReply } from "./api";
+import { formatValue, verdictLabel } from "./format";
+
+/** Table-safe and inert wherever the Markdown ends up: pipes escaped, HTML brackets as entities, one line. */
+export function mdEscape(text: string): string {
+  return text
+    .replace(/\\/g, "\\\\")
+    .replace(/\|/g, "\\|")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/[\r\n]+/g, " ");
+}
+
+type MarkdownInput = Pick<
+  CompareReply,
+  "baseline" | "experiments" | "columns" | "results" | "method" | "validity" | "changes"
+>;
+
+export function comparisonMarkdown(reply: MarkdownInput, link?: string | null): string {
+  const runs = new Map(reply.columns.map((c) => [c.name, c.runs.length]));
+  const names = reply.experiments;
+  const head = [
+    "metric",
+    ...names.map((n) => {
+      const k = runs.get(n) ?? 0;
+      return `${mdEscape(n)}${n === reply.baseline ? " (baseline)" : ""} (${k} run${k === 1 ? "" : "s"})`;
+    }),
+  ];
+  const lines = [`| ${head.join(" | ")} |`, `|---${"|---:".repeat(names.length)}|`];
+  for (const row of reply.results) {
+    const cells = [mdEscape(row.label)];
+    for (const n of names) {
+      const c = row.cells[n];
+      if (!c) {
+        cells.push("-");
+        continue;
+      }
+      let text = c.median === null || c.median === undefined ? "-" : formatValue(c.median, row.unit);
+      if (n !== reply.baseline && c.median !== null && c.median !== undefined) {
+        const parts = [isNum(c.delta_pct) ? formatDeltaPct(c.delta_pct) : null, verdictLabel(c.verdict)];
+        text += ` (${parts.filter(Boolean).join(", ")})`;
+      }
+      if (c.flags?.length) text += " ⚠";
+      cells.push(text);
+    }
+    lines.push(`| ${cells.join(" | ")} |`);
+  }
+  let out = `${lines.join("\n")}\n\n`;
+  out +=
+    `Medians over the runs of each experiment, change against **${mdEscape(reply.baseline)}**; ` +
+    `verdicts from a ${Math.round(reply.method.confidence * 100)}% ${mdEscape(reply.method.name)} ` +
+    "(within noise: the interval contains 0).\n";
+  if (reply.validity.summary.length) {
+    out += "\n⚠ Flagged runs:\n";
+    for (const s of reply.validity.summary.slice(0, 10)) out += `- ${mdEscape(s)}\n`;
+    if (reply.validity.summary.length > 10) out += `- ... and ${reply.validity.summary.length - 10} more\n`;
+  }
+  const knobs = reply.changes.flatMap((cs) => cs.knob_changes.map((k) => ({ cs, k })));
+  if (knobs.length) {
+    out += "\nConfiguration changes:\n";
+    for (const { cs, k } of knobs) {
+      out += `- ${mdEscape(cs.experiment)}: \`${mdEscape(k.knob)}\` ${mdEscape(k.before)} -> ${mdEscape(k.after)}\n`;
+    }
+  }
+  if (link) out += `\n[Open this comparison in perflab](${link})\n`;
+  return out;
+}
