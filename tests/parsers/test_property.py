@@ -148,6 +148,8 @@ def damaged(draw: Any) -> tuple[str, str]:
 def test_damaged_fixtures(case: tuple[str, str]) -> None:
     kind, text = case
     _check(kind, text)
+    found = detect(text)
+    assert found is None or found in KINDS
 
 
 @SETTINGS

@@ -6,6 +6,7 @@ Everything here is standard library only; parsers must stay importable without t
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar, Self
 
@@ -94,6 +95,11 @@ def dec_to_float(value: Decimal) -> float | None:
     return result if math.isfinite(result) else None
 
 
+# control characters no tool prints (tab, newlines, form feed, escape are fine), and the
+# replacement character that undecodable bytes became
+_CONTROL = re.compile("[\x01-\x08\x0e-\x1a\x1c-\x1f\ufffd]")
+
+
 def check_text(text: str) -> None:
     """Refuse binary data early, with a message a user understands."""
     sample = text[:65536]
@@ -103,9 +109,7 @@ def check_text(text: str) -> None:
         )
     if not sample:
         return
-    bad = sum(
-        1 for c in sample if (c < " " and c not in "\t\n\r\f\v\x1b") or c == "\ufffd"
-    )
+    bad = len(_CONTROL.findall(sample))
     if bad > max(8, len(sample) // 100):
         raise ParseError(
             "binary data, not text (control characters or undecodable bytes)", 1
