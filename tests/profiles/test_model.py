@@ -112,3 +112,14 @@ def test_diff_of_two_large_profiles_is_interactive() -> None:
     assert base.frames == 50_000
     assert len(d.name) > 50_000
     assert elapsed < 1.0
+
+
+def test_a_function_named_all_is_not_the_root() -> None:
+    profile = Profile({"all;x": 2, "all": 1})
+
+    table = {row.name: row for row in function_table(profile)}
+    t = tree(profile)
+
+    assert table["all"] == ("all", 1, 3)
+    assert [t["names"][n] for n, *_ in t["nodes"]] == ["all", "all", "x"]
+    assert t["nodes"][1][2] == 3

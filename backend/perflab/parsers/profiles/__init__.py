@@ -85,7 +85,7 @@ def load_profile(
     if unit is not None and not _UNIT.fullmatch(unit):
         raise ProfileError(f"unit {unit[:40]!r}: expected a word such as samples or nanoseconds")
     raw, warnings = read_capped(data, max_bytes)
-    if not raw.strip():
+    if not raw or raw.isspace():  # isspace() stops at the first other byte; strip() would copy
         raise ProfileError("empty profile")
     fmt = detect_format(raw)
     if fmt == "svg":

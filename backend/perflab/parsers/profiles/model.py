@@ -30,6 +30,7 @@ from operator import methodcaller
 from typing import Any, NamedTuple
 
 ROOT_NAME = "all"  # what flamegraph.pl calls the root frame; it is not a frame of any stack
+_ROOT_KEY = "\x00root"
 
 JSON = dict[str, Any]
 
@@ -151,7 +152,9 @@ class _Trie:
         # Walk the stacks keeping the previous stack's path: (path + ";", node id) from the
         # root down. A stack's deepest existing ancestor is on that path (subtrees are
         # contiguous in this order); only the frames after it are split off and appended.
-        t_fname: list[str] = [ROOT_NAME]  # names as strings; interned to ids in bulk below
+        # Names as strings, interned to ids in bulk below. The root gets a key no frame can
+        # have (NUL never survives the importers), so a frame named "all" is its own function.
+        t_fname: list[str] = [_ROOT_KEY]
         t_parent = trie.parent
         # Recursion: each node carries a 256-bit mask of the hashed names on its path, so the
         # exact (string) test only runs when the name's bit is already set above it.
@@ -181,6 +184,7 @@ class _Trie:
         trie.names = list(dict.fromkeys(t_fname))
         name_ids = {n: i for i, n in enumerate(trie.names)}
         trie.name = list(map(name_ids.__getitem__, t_fname))
+        trie.names[0] = ROOT_NAME
         trie.size = size
         for col, stacks in enumerate(stack_sets):
             col_self = trie.self_[col] = [0] * size

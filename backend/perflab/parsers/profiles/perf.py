@@ -374,7 +374,7 @@ class _Folder:
 
 def fold_perf_script(data: bytes, *, unit: str | None = None, name: str = "") -> Profile:
     """Fold ``perf script`` output (bytes, not compressed); see the module docstring."""
-    if b"\r\n" in data:
+    if b"\r" in data:  # one byte: memchr, far quicker than searching for b"\r\n"
         data = data.replace(b"\r\n", b"\n")
     folder = _Folder(data, unit)
     window = 4 << 20  # split a few MB at a time: the list of blocks stays small

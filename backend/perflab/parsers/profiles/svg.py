@@ -18,15 +18,20 @@ SVGs (``x="12.5%"``, exact ``fg:x``/``fg:w`` sample offsets) are read the same w
 
 Tolerance (why ``lossy``): flamegraph.pl leaves out frames narrower than ``--minwidth`` (default
 0.1 px; the default image is 1200 px wide with 10 px margins, so 0.1 / 1180 of the total, about
-0.0085%). A frame whose total is at least that share is present with its exact count; a left-out
-frame's count stays in its parent's self count (at the root, where nothing has self time, it
-becomes a ``[pruned]`` frame). ``Profile.tolerance`` is that share, computed from the image
-width. Counts are exact otherwise (titles print them, rounded to integers). flamegraph.pl also
-strips ``_[k]``, ``_[j]``, ``_[i]`` and ``_[w]`` annotations from names.
+0.0085%), and prints positions rounded to 0.1 px. A frame whose total is at least that share sits
+at least 0.05 px inside its parent, so it is placed exactly and keeps its exact count (titles
+print counts, rounded to integers). A left-out frame's count stays in its parent's self count (at
+the root, where nothing has self time, it becomes a ``[pruned]`` frame). ``Profile.tolerance`` is
+that share, computed from the image width. Graphs drawn with ``--minwidth 0`` also hold frames
+narrower than the rounding: each goes under a frame within 0.05 px that still has room for its
+count (none is ever overfilled, so every frame's total stays exact and the profile total is the
+root's), or is left out as above; such a frame can end up under a neighbour of its true parent.
+flamegraph.pl also strips ``_[k]``, ``_[j]``, ``_[i]`` and ``_[w]`` annotations from names.
 
-Security: parsed with defusedxml (no DTD entities, no external references: a billion-laughs or
-external-entity file is refused at its declaration, before anything is expanded or read); the
-file's script is never run, only titles and rectangles are read.
+Security: parsed with defusedxml's expat reader: entity declarations are refused (a billion-laughs
+or external-entity file fails at its declaration, before anything is expanded or read), and no
+external reference is ever followed (flamegraph.pl's DOCTYPE names the SVG 1.1 DTD: it is not
+fetched). The file's script is never run; only titles and rectangles are read.
 """
 
 from __future__ import annotations
@@ -36,11 +41,12 @@ import math
 import re
 from bisect import bisect_right
 from typing import Any
-from xml.etree.ElementTree import ParseError as XMLParseError
+from xml.sax import InputSource, SAXException
+from xml.sax.handler import ContentHandler, feature_external_ges
 
 # No type stubs ship with defusedxml (and the project adds no stub package for two names).
 from defusedxml import DefusedXmlException  # type: ignore[import-untyped]
-from defusedxml.ElementTree import iterparse  # type: ignore[import-untyped]
+from defusedxml.expatreader import create_parser  # type: ignore[import-untyped]
 
 from .model import Profile, ProfileError
 
@@ -55,11 +61,6 @@ _DEFAULT_DRAWABLE = 1200 - 2 * _XPAD  # flamegraph.pl's default --width minus th
 _TITLE_TAIL = re.compile(
     r"(?P<count>\d[\d,]*(?:\.\d+)?) (?P<countname>[^,]*?), (?P<pct>[\d.]+)%(?:; [+-]?[\d.]+%)?\)\s*"
 )
-_INFERNO_NS = "{http://github.com/jonhoo/inferno}"
-
-
-def _local(tag: Any) -> str:
-    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
 
 
 def _number(value: str | None) -> float | None:
@@ -86,68 +87,109 @@ class _Frame:
         self.children = 0  # sum of the children's counts
 
 
-def _read_frames(data: bytes) -> tuple[list[_Frame], float | None, str | None, int, bool]:
-    """(frames, svg width, count name, skipped, pixels) from the <g>/<a> elements that hold a
-    frame; ``pixels`` is false when positions are percentages or sample offsets (inferno)."""
-    frames: list[_Frame] = []
-    width: float | None = None
-    countname: str | None = None
-    skipped = 0
-    saw_svg = False
-    pixels = True
+class _FrameReader(ContentHandler):
+    """SAX handler collecting frames: a <g> (or <a>) whose first <title> and <rect> children
+    describe one frame. SAX, not ElementTree: defusedxml's ElementTree parser is the pure-Python
+    one, four times slower on a 50,000-frame graph, and no tree is needed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.frames: list[_Frame] = []
+        self.width: float | None = None
+        self.countname: str | None = None
+        self.skipped = 0
+        self.units = "px"
+        self.depth = 0
+        self.saw_svg = False
+        # The innermost open <g>/<a>: [depth, title parts or None, rect attrs or None, fg x, fg w]
+        self.open: list[list[Any]] = []
+        self.title: list[str] | None = None
+
+    def startElement(self, name: str, attrs: Any) -> None:
+        tag = name.rpartition(":")[2]
+        self.depth += 1
+        if not self.saw_svg:
+            if tag != "svg":
+                raise ProfileError("an XML file that is not an SVG")
+            self.saw_svg = True
+            self.width = _number(attrs.get("width"))
+            return
+        if tag in ("g", "a"):
+            self.open.append([self.depth, None, None, attrs.get("fg:x"), attrs.get("fg:w")])
+        elif self.open and self.open[-1][0] == self.depth - 1:
+            frame = self.open[-1]
+            if tag == "title" and frame[1] is None:
+                frame[1] = self.title = []
+            elif tag == "rect" and frame[2] is None:
+                frame[2] = (attrs.get("x"), attrs.get("y"), attrs.get("width"))
+
+    def characters(self, content: str) -> None:
+        if self.title is not None:
+            self.title.append(content)
+
+    def endElement(self, name: str) -> None:
+        tag = name.rpartition(":")[2]
+        if tag == "title":
+            self.title = None
+        elif tag in ("g", "a") and self.open and self.open[-1][0] == self.depth:
+            self._frame(*self.open.pop()[1:])
+        self.depth -= 1
+
+    def _frame(self, title: list[str] | None, rect: tuple[str | None, ...] | None,
+               fg_x: str | None, fg_w: str | None) -> None:
+        if title is None or rect is None:
+            return
+        text = "".join(title)
+        cut = text.rfind(" (")
+        m = _TITLE_TAIL.fullmatch(text, cut + 2) if cut >= 0 else None
+        exact = fg_x is not None and fg_w is not None
+        if exact:
+            self.units = "samples"
+        elif (rect[0] or "").endswith("%") and self.units == "px":
+            self.units = "percent"
+        x = _number(fg_x) if exact else _number(rect[0])
+        w = _number(fg_w) if exact else _number(rect[2])
+        y = _number(rect[1])
+        if m is None or x is None or w is None or y is None:
+            self.skipped += 1
+            return
+        name = text[:cut]
+        if any(c in name for c in ";\n\r\x00"):
+            name = name.replace(";", ":").replace("\n", " ").replace("\r", " ").replace("\x00", "\ufffd")
+        if self.countname is None:
+            self.countname = m.group("countname")
+        count = round(float(m.group("count").replace(",", "")))
+        self.frames.append(_Frame(name, count, x, w, y))
+
+
+def _read_frames(data: bytes) -> _FrameReader:
+    reader = _FrameReader()
+    # flamegraph.pl's SVGs name the SVG 1.1 DTD in their DOCTYPE, so external references cannot
+    # be refused outright; they are never followed instead (feature_external_ges off: expat's
+    # reader neither loads that DTD nor any other external subset). Entity declarations, the
+    # only way to define XML bombs or file-reading entities, are refused by defusedxml.
+    parser = create_parser(forbid_dtd=False, forbid_entities=True, forbid_external=False)
+    parser.setFeature(feature_external_ges, False)
+    parser.setContentHandler(reader)
+    source = InputSource()
+    source.setByteStream(io.BytesIO(data))
     try:
-        for event, elem in iterparse(io.BytesIO(data), events=("start", "end")):
-            if event == "start":
-                if not saw_svg:
-                    if _local(elem.tag) != "svg":
-                        raise ProfileError("an XML file that is not an SVG")
-                    saw_svg = True
-                    width = _number(elem.get("width"))
-                continue
-            tag = _local(elem.tag)
-            if tag not in ("g", "a"):
-                continue
-            title = rect = None
-            for child in elem:
-                ctag = _local(child.tag)
-                if ctag == "title" and title is None:
-                    title = child
-                elif ctag == "rect" and rect is None:
-                    rect = child
-            if title is None or rect is None:
-                continue
-            text = "".join(title.itertext())
-            cut = text.rfind(" (")
-            m = _TITLE_TAIL.fullmatch(text, cut + 2) if cut >= 0 else None
-            fg_x, fg_w = elem.get(_INFERNO_NS + "x"), elem.get(_INFERNO_NS + "w")
-            if fg_x is not None or (rect.get("x") or "").endswith("%"):
-                pixels = False
-            x = _number(fg_x) if fg_x is not None else _number(rect.get("x"))
-            w = _number(fg_w) if fg_w is not None else _number(rect.get("width"))
-            y = _number(rect.get("y"))
-            if m is None or x is None or w is None or y is None:
-                skipped += 1
-                elem.clear()
-                continue
-            name = text[:cut]
-            if any(c in name for c in ";\n\r\x00"):
-                name = name.replace(";", ":").replace("\n", " ").replace("\r", " ").replace("\x00", "\ufffd")
-            count = float(m.group("count").replace(",", ""))
-            if countname is None:
-                countname = m.group("countname")
-            frames.append(_Frame(name, round(count), x, w, y))
-            elem.clear()  # keep memory flat on big graphs
+        parser.parse(source)
     except DefusedXmlException as exc:
-        raise ProfileError(f"SVG refused: {type(exc).__name__} (DTD entities and external references are not allowed)") from None
+        raise ProfileError(
+            f"SVG refused: {type(exc).__name__} (DTD entities and external references are not allowed)"
+        ) from None
     except ProfileError:
         raise
-    except (XMLParseError, ValueError) as exc:  # expat's errors; ValueError: bad encodings
+    except (SAXException, ValueError) as exc:  # expat's errors; ValueError: bad encodings
         raise ProfileError(f"not a well-formed SVG: {exc}") from None
-    return frames, width, countname, skipped, pixels
+    return reader
 
 
 def parse_svg(data: bytes, *, unit: str | None = None, name: str = "") -> Profile:
-    frames, svg_width, countname, skipped, pixels = _read_frames(data)
+    reader = _read_frames(data)
+    frames, svg_width, countname = reader.frames, reader.width, reader.countname
+    skipped, units = reader.skipped, reader.units
     if not frames:
         raise ProfileError(
             "no flame graph frames in this SVG (expected flamegraph.pl's "
@@ -170,30 +212,50 @@ def parse_svg(data: bytes, *, unit: str | None = None, name: str = "") -> Profil
     if row[round(root.y, 2)] != 0:
         raise ProfileError("the widest frame is not at the bottom (or top) row: not a flame graph")
     by_row[0] = [root]
+    # Rounding slack of a position: flamegraph.pl prints x and width to 0.1 px; inferno prints
+    # percentages to 4 decimals, or exact sample offsets (fg:x, fg:w).
+    slack = {"px": 0.05, "percent": 0.05 / _DEFAULT_DRAWABLE * 100, "samples": 0.5}[units] + 1e-9
     misplaced = 0
     for depth in range(1, len(by_row)):
         parents = sorted(by_row[depth - 1], key=lambda f: f.x)
         starts = [p.x for p in parents]
-        for f in by_row[depth]:
+        room = {id(p): p.count for p in parents}
+        # Wide frames first: their middle is inside their parent whatever the rounding (a frame
+        # of at least 0.1 px has its middle 0.05 px inside). Narrower ones (--minwidth 0) can sit
+        # on a boundary; among the parents within the slack, the one with room for their count.
+        for f in sorted(by_row[depth], key=lambda f: -f.w):
             mid = f.x + f.w / 2
-            i = bisect_right(starts, mid) - 1
-            # The rounded middle can fall just outside its parent (x and width are rounded to
-            # 0.1 px): take the nearer of the two neighbours.
-            best: _Frame | None = None
-            best_gap = float("inf")
-            for j in (i, i + 1):
-                if 0 <= j < len(parents):
-                    p = parents[j]
-                    gap = max(p.x - mid, mid - (p.x + p.w), 0.0)
-                    if gap < best_gap:
-                        best, best_gap = p, gap
-            if best is None or best_gap > max(root.w * 0.001, 1e-9):
+            j = bisect_right(starts, mid + slack) - 1
+            near: list[tuple[float, _Frame]] = []
+            # Leftwards from the last parent starting before the middle. Frames of a row do not
+            # overlap, so past a parent that is wider than the rounding and ends before the
+            # middle, nothing can hold it (narrower ones are rounding noise at a boundary).
+            steps = 0
+            while j >= 0 and steps < 256:
+                p = parents[j]
+                end = p.x + p.w
+                if end < mid - slack and p.w > 2 * slack:
+                    break
+                gap = max(p.x - mid, mid - end, 0.0)
+                if gap <= slack:
+                    near.append((gap, p))
+                j -= 1
+                steps += 1
+            near.sort(key=lambda gp: gp[0])
+            best = next((p for _, p in near if room[id(p)] >= f.count), None)
+            if best is None:
+                # Nowhere it fits: leave it out, its count stays in its true parent's self time.
+                # Never overfilling a parent keeps every frame's total equal to its title.
                 misplaced += 1
                 continue
             f.parent = best
             best.children += f.count
+            room[id(best)] -= f.count
     if misplaced:
-        warnings.append(f"{misplaced} frames lie outside every frame of the row below; left out")
+        warnings.append(
+            f"{misplaced} frames narrower than the drawing's resolution could not be placed under "
+            "a frame of the row below; left out (their time counts as their parent's self time)"
+        )
 
     stacks: dict[str, int] = {}
     paths: dict[int, str] = {id(root): ""}
@@ -221,7 +283,7 @@ def parse_svg(data: bytes, *, unit: str | None = None, name: str = "") -> Profil
 
     # Tolerance: the share of the total a frame needs to be drawn at all (0.1 px of the
     # root's width; flamegraph.pl and inferno both leave 10 px margins on each side).
-    if pixels and root.w > 0:
+    if units == "px" and root.w > 0:
         drawable = root.w
     else:
         drawable = (svg_width - 2 * _XPAD) if svg_width and svg_width > 4 * _XPAD else _DEFAULT_DRAWABLE
