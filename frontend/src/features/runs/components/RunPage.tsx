@@ -1,6 +1,9 @@
-// One run: whether it is whole (status and reasons), who took part, what each tool sent, and the
-// parsed results. Charts live in the RunCharts slot.
+// One run: whether it is whole (status and reasons, up front), the load's result, per-host charts,
+// who took part, what each tool sent, and the parsed summaries. While the run is live the page follows
+// it through server-sent events (polling every 2 s if they fail) and shows the elapsed time.
+import "../runs.css";
 import { useQuery } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
 import { Link, useParams } from "react-router";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
@@ -16,13 +19,24 @@ import {
   isNum,
   secondsBetween,
 } from "@/lib/format";
-import { isLive, type RunDetail, runQueryOptions } from "../api";
+import { formatClock } from "@/lib/time-axis";
+import { useNow } from "@/lib/use-now";
+import { isLive, type RunDetail, runQueryOptions, type SummaryRead } from "../api";
+import { type LiveTransport, useRunEvents } from "../use-run-events";
+import { LivePanel } from "./LivePanel";
+import { PidstatTable } from "./PidstatTable";
 import { RunCharts } from "./RunCharts";
+import { StraceTable } from "./StraceTable";
 import { SummaryCard } from "./SummaryCard";
+import { WrkSummary } from "./WrkSummary";
 
 export function RunPage() {
   const { slug = "", runId = "" } = useParams();
-  const run = useQuery(runQueryOptions(runId));
+  const [polling, setPolling] = useState(false);
+  const run = useQuery(runQueryOptions(runId, polling));
+  const live = !!run.data && isLive(run.data.status);
+  const transport = useRunEvents(runId, live);
+  useEffect(() => setPolling(transport === "polling"), [transport]);
 
   return (
     <main className="page">
@@ -41,7 +55,7 @@ export function RunPage() {
           <SkeletonBlock lines={6} />
         </section>
       ) : null}
-      {run.data ? <RunBody run={run.data} /> : null}
+      {run.data ? <RunBody run={run.data} transport={transport} /> : null}
     </main>
   );
 }
@@ -53,12 +67,24 @@ const HEADLINE: { key: string; label: string; fmt: (v: number) => string }[] = [
   { key: "errors", label: "Errors", fmt: formatInt },
 ];
 
-function RunBody({ run }: { run: RunDetail }) {
+function SummaryView({ summary }: { summary: SummaryRead }) {
+  if (summary.kind === "wrk") return <WrkSummary summary={summary} />;
+  if (summary.kind === "strace-c") return <StraceTable summary={summary} />;
+  if (summary.kind === "pidstat-averages") return <PidstatTable summary={summary} />;
+  return <SummaryCard summary={summary} />;
+}
+
+function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport }) {
   const live = isLive(run.status);
-  const duration = secondsBetween(
-    run.started_at,
-    run.ended_at ?? (live && run.started_at ? new Date().toISOString() : null),
-  );
+  const now = useNow(1000, live);
+  const duration = live
+    ? run.started_at
+      ? (now - Date.parse(run.started_at)) / 1000
+      : null
+    : secondsBetween(run.started_at, run.ended_at);
+  const wrk = run.summaries.filter((s) => s.kind === "wrk");
+  const others = run.summaries.filter((s) => s.kind !== "wrk");
+  const partial = run.status === "partial" || run.status === "failed";
   return (
     <>
       <section className="card">
@@ -72,15 +98,29 @@ function RunBody({ run }: { run: RunDetail }) {
                 {run.id}
               </div>
             </div>
-            <div className="actions">
+            <div className="actions" data-testid="run-status">
               <StatusBadge status={run.status} />
-              {live ? <span className="muted">updating every 2 s</span> : null}
+              {live && isNum(duration) ? (
+                <span className="num muted" title="Elapsed since the load started">
+                  {formatClock(duration)} elapsed
+                </span>
+              ) : null}
             </div>
           </div>
           {run.status_reasons.length ? (
-            <div className={`alert ${run.status === "failed" ? "alert-error" : "alert-warn"}`} role="note">
+            <div
+              className={`alert ${run.status === "failed" ? "alert-error" : "alert-warn"} run-reasons`}
+              role="note"
+              data-testid="run-reasons"
+            >
               <span className="alert-title">
-                {run.status === "partial" ? "Partial run: some data is missing" : `Run ${run.status}`}
+                {run.status === "partial"
+                  ? "Partial run: some data is missing"
+                  : partial
+                    ? `Run ${run.status}`
+                    : run.source === "import"
+                      ? "Imported with warnings"
+                      : "Notes on this run"}
               </span>
               <ul>
                 {run.status_reasons.map((r) => (
@@ -120,7 +160,40 @@ function RunBody({ run }: { run: RunDetail }) {
         })}
       </section>
 
-      <RunCharts run={run} />
+      {live ? <LivePanel run={run} elapsedS={duration} transport={transport} /> : null}
+      {wrk.map((s) => (
+        <WrkSummary key={s.id} summary={s} />
+      ))}
+
+      <RunCharts run={run} poll={transport === "polling"} />
+
+      <section aria-labelledby="summaries-title" className="form">
+        <h2 id="summaries-title">Summaries</h2>
+        {others.length ? (
+          <div className="summary-grid">
+            {others.map((s) => (
+              <SummaryView key={s.id} summary={s} />
+            ))}
+          </div>
+        ) : (
+          <div className="card">
+            <EmptyState
+              title={
+                live
+                  ? "Summaries appear when the run ends"
+                  : wrk.length
+                    ? "No other summaries in this run"
+                    : "No summaries in this run"
+              }
+            >
+              <p>
+                wrk's result, <code>strace -c</code> tables and pidstat averages are parsed when their streams
+                close.
+              </p>
+            </EmptyState>
+          </div>
+        )}
+      </section>
 
       <div className="grid-2">
         <section className="card" aria-labelledby="hosts-title">
@@ -218,28 +291,6 @@ function RunBody({ run }: { run: RunDetail }) {
         </section>
       </div>
 
-      <section aria-labelledby="summaries-title" className="form">
-        <h2 id="summaries-title">Summaries</h2>
-        {run.summaries.length ? (
-          <div className="form">
-            {[...run.summaries]
-              // The load generator's result is what the run is about: show it first.
-              .sort((a, b) => Number(b.kind === "wrk") - Number(a.kind === "wrk"))
-              .map((s) => (
-                <SummaryCard key={s.id} summary={s} />
-              ))}
-          </div>
-        ) : (
-          <div className="card">
-            <EmptyState title={live ? "Summaries appear when the run ends" : "No summaries in this run"}>
-              <p>
-                wrk's result, <code>strace -c</code> tables and pidstat averages are parsed when their streams
-                close.
-              </p>
-            </EmptyState>
-          </div>
-        )}
-      </section>
       <p className="faint" style={{ margin: 0 }}>
         Created <TimeAgo iso={run.created_at} />
       </p>
