@@ -140,3 +140,25 @@ def test_interrupting_the_load_finishes_the_run(server: FakeServer, tmp_path: Pa
     # The load got SIGINT (Python 3.6 exits 1 on KeyboardInterrupt): the run records its real status.
     assert server.runs[run_id]["state"] == "ended" and server.runs[run_id]["exit_code"] in (1, 130)
     assert server.stream_closed(run_id, "load") and server.batches(run_id, "load")[-1]["error"] == "interrupted"
+
+
+def test_status_table_on_python_3_6_retry_after_413_and_422(server: FakeServer, tmp_path: Path) -> None:
+    server.fail(503, path="/api/ingest", count=1, retry_after=2)
+    server.max_body = 3000
+    server.reject_text = "POISON"
+    load = ("import time\nprint('first', flush=True)\ntime.sleep(1.2)\n"
+            "for i in range(60):\n    print('burst %02d ' % i + 'y' * 100, flush=True)\n"
+            "time.sleep(1.2)\nprint('POISON', flush=True)\ntime.sleep(1.2)\nprint('last', flush=True)\n")
+    result = run_agent(server.url, server.token, *_run_args(tmp_path, "--json", "--", PY36, "-c", load))
+    assert result.returncode == 0, result.stderr
+    [doc] = [json.loads(line) for line in result.stdout.splitlines()]
+    received = [line[2] for line in server.lines(doc["run_id"], "load")]
+    assert received == ["first"] + [f"burst {i:02d} {'y' * 100}" for i in range(60)] + ["last"]
+    attempts = server.recorded("/api/ingest")
+    assert attempts[0].status == 503 and attempts[1].at - attempts[0].at >= 1.9, "Retry-After honoured"
+    assert any(r.status == 413 for r in attempts), "too large, then split"
+    poisoned = [r for r in attempts if b"POISON" in r.body]
+    statuses = [r.status for r in poisoned]
+    assert statuses[-1] == 422 and statuses.count(422) == 1, "set aside at the first 422, never retried"
+    rejected = list((tmp_path / "loadgen" / "spool-run" / "rejected").glob("*.json"))
+    assert len(rejected) == 1 and "POISON" in rejected[0].read_text()
