@@ -1,0 +1,332 @@
+// The investigation of issue 5, end to end: the real nginx-proxy-buffers capture (4 experiments x 3
+// runs) is loaded through the agent protocol, then compared against `direct` in the browser, annotated
+// with a note (an XSS payload stays text), decided on, saved and shared; the public link opens logged
+// out and stops working once revoked.
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+
+const CAPTURE = resolve(__dirname, "..", "fixtures", "captures", "nginx-proxy-buffers");
+const EXPERIMENTS = ["direct", "default", "buffers-128x4k", "buffers-4x128k"] as const;
+const LOADGEN = { agent_id: "agent-loadgen-e2e", hostname: "wrk-1", role: "loadgen" };
+const PROXY = { agent_id: "agent-proxy-e2e", hostname: "proxy-1", role: "proxy" };
+const CLOCK = /\b(\d{2}):(\d{2}):(\d{2})\b/;
+const XSS = "<img src=x onerror=alert(1)>";
+
+const email = () => process.env.PERFLAB_E2E_ADMIN_EMAIL ?? "";
+const password = () => process.env.PERFLAB_E2E_ADMIN_PASSWORD ?? "";
+
+async function logIn(page: Page) {
+  await page.goto("/login");
+  await page.getByLabel("Email").fill(email());
+  await page.getByLabel("Password").fill(password());
+  await page.getByRole("button", { name: "Log in" }).click();
+  await expect(page).toHaveURL(/\/projects$/);
+}
+
+async function ok(res: Promise<import("@playwright/test").APIResponse>, what: string) {
+  const r = await res;
+  if (!r.ok()) throw new Error(`${what}: HTTP ${r.status()} ${await r.text()}`);
+  return r.json();
+}
+
+/** [wall, mono, line] with wall following the tool's own HH:MM:SS, as the agent would stream it. */
+function timedLines(text: string, start: number): [number, number, string][] {
+  let first: number | null = null;
+  let offset = 0;
+  return text.split("\n").map((line, i) => {
+    const m = CLOCK.exec(line);
+    if (m) {
+      const secs = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
+      first ??= secs;
+      offset = (secs - first + 86400) % 86400;
+    }
+    const wall = start + offset + 0.5 + i * 1e-4;
+    return [wall, 1000 + wall - start, line];
+  });
+}
+
+const batch = (
+  runId: string,
+  stream: string,
+  source: string,
+  role: string,
+  lines: [number, number, string][],
+) => ({
+  run_id: runId,
+  stream,
+  source,
+  role,
+  seq: 1,
+  lines,
+  dropped: 0,
+  closed: true,
+});
+
+/** Same steps as tests/compare/investigation.py: create, join, start, stream, upload nginx.conf, finish. */
+async function loadInvestigation(
+  user: APIRequestContext,
+  agent: APIRequestContext,
+  slug: string,
+  csrf: string,
+) {
+  const { token } = await ok(
+    user.post(`/api/projects/${slug}/tokens`, {
+      data: { name: "e2e investigation", scopes: ["ingest", "read"] },
+      headers: { "X-CSRF-Token": csrf },
+    }),
+    "create token",
+  );
+  const auth = { Authorization: `Bearer ${token}` };
+  for (const host of [LOADGEN, PROXY]) {
+    await ok(
+      agent.post("/api/agent/hello", {
+        headers: auth,
+        data: {
+          ...host,
+          version: "0.1.0",
+          facts: { kernel: "6.18.44", cpus_online: 2, distro: "Debian 12" },
+          capabilities: {},
+          collectors: host === LOADGEN ? [] : ["vmstat", "pidstat:nginx", "strace-c:nginx"],
+        },
+      }),
+      "hello",
+    );
+  }
+  let t = Date.now() / 1000 - 3600;
+  for (const exp of EXPERIMENTS) {
+    for (const n of [1, 2, 3]) {
+      const dir = join(CAPTURE, exp, `run${n}`);
+      const read = (f: string) => readFileSync(join(dir, f), "utf8");
+      const runId = crypto.randomUUID();
+      await ok(
+        agent.post("/api/agent/runs", {
+          headers: auth,
+          data: {
+            run_id: runId,
+            experiment: exp,
+            label: `run ${n}`,
+            load_command: "wrk -t 2 -c 100 -d 10s --latency http://127.0.0.1:18090/page.html",
+            wait_for_roles: ["loadgen", "proxy"],
+          },
+        }),
+        "create run",
+      );
+      for (const [host, streams] of [
+        [LOADGEN, ["load"]],
+        [PROXY, ["vmstat", "pidstat:nginx", "strace-c:nginx"]],
+      ] as const) {
+        await ok(
+          agent.post(`/api/agent/runs/${runId}/join`, {
+            headers: auth,
+            data: { agent_id: host.agent_id, role: host.role, streams },
+          }),
+          "join",
+        );
+      }
+      await ok(
+        agent.post(`/api/agent/runs/${runId}/start`, { headers: auth, data: { started_at: t } }),
+        "start",
+      );
+      const strace = read("strace-c.txt")
+        .split("\n")
+        .map((l): [number, number, string] => [t + 10.5, 1010.5, l]);
+      await ok(
+        agent.post("/api/ingest/batches", {
+          headers: auth,
+          data: {
+            agent_id: PROXY.agent_id,
+            batches: [
+              batch(runId, "vmstat", "vmstat", "proxy", timedLines(read("vmstat.txt"), t)),
+              batch(runId, "pidstat:nginx", "pidstat", "proxy", timedLines(read("pidstat.txt"), t)),
+              batch(runId, "strace-c:nginx", "strace-c", "proxy", strace),
+            ],
+          },
+        }),
+        "proxy batches",
+      );
+      const wrk = read("wrk.txt")
+        .split("\n")
+        .map((l, i): [number, number, string] => [t + 10.2 + i * 1e-3, 1010.2 + i * 1e-3, l]);
+      await ok(
+        agent.post("/api/ingest/batches", {
+          headers: auth,
+          data: { agent_id: LOADGEN.agent_id, batches: [batch(runId, "load", "wrk", "loadgen", wrk)] },
+        }),
+        "load batch",
+      );
+      if (exp !== "direct") {
+        await ok(
+          agent.post(`/api/agent/runs/${runId}/artifacts?kind=config&name=nginx.conf&role=proxy`, {
+            headers: { ...auth, "Content-Type": "application/octet-stream" },
+            data: readFileSync(join(CAPTURE, exp, "nginx.conf")),
+          }),
+          "config snapshot",
+        );
+      }
+      await ok(
+        agent.post(`/api/agent/runs/${runId}/finish`, {
+          headers: auth,
+          data: { exit_code: 0, ended_at: t + 11 },
+        }),
+        "finish",
+      );
+      t += 60;
+    }
+  }
+}
+
+test("compare against a baseline, note, decide, save & share, open logged out, revoke", async ({
+  page,
+  browser,
+  playwright,
+  baseURL,
+}) => {
+  test.setTimeout(90_000);
+  let dialogs = 0;
+  page.on("dialog", (d) => {
+    dialogs += 1;
+    void d.dismiss();
+  });
+
+  await logIn(page);
+  const csrf = (await page.context().cookies()).find((c) => c.name === "perflab_csrf")?.value ?? "";
+  expect(csrf).not.toBe("");
+  const slug = `proxy-buffers-${Date.now().toString(36)}`;
+  await ok(
+    page.request.post("/api/projects", {
+      data: { name: `nginx proxy buffers ${slug}`, slug },
+      headers: { "X-CSRF-Token": csrf },
+    }),
+    "create project",
+  );
+  const agent = await playwright.request.newContext({ baseURL });
+  await loadInvestigation(page.request, agent, slug, csrf);
+  await agent.dispose();
+
+  // History: tick the four experiments (direct last, so picking the baseline is a real choice), Compare.
+  await page.goto(`/p/${slug}`);
+  for (const name of ["default", "buffers-128x4k", "buffers-4x128k", "direct"]) {
+    // The selection lives in the URL: the box turns checked after the navigation, so click and wait.
+    const box = page.getByRole("checkbox", { name: `Select ${name}`, exact: true });
+    await box.click();
+    await expect(box).toBeChecked();
+  }
+  await page.getByRole("link", { name: "Compare", exact: true }).click();
+  await expect(page).toHaveURL(/\/compare\?/);
+  await page.getByLabel("Baseline", { exact: true }).selectOption("direct");
+  await expect(page).toHaveURL(/base=direct/);
+  // Ids from the history become names once known: the address reads like the issue's example.
+  await expect(page).toHaveURL(/e=default&e=buffers-128x4k&e=buffers-4x128k&e=direct/);
+
+  const table = page.getByTestId("result-table");
+  const head = table.locator("thead th");
+  await expect(head.nth(1)).toContainText("direct");
+  await expect(head.nth(1)).toContainText("baseline");
+  // Requests/sec of default against direct: about -48%, worse, from 3 runs each.
+  const rps = table.locator('tr[data-metric="wrk.requests_per_sec"]');
+  const rpsDefault = rps.getByTestId("cmp-cell").nth(1);
+  await expect(rpsDefault).toContainText(/\(-4[78]\.\d%\)/);
+  await expect(rpsDefault.locator("[data-verdict]")).toHaveText(/worse/);
+  await expect(rpsDefault).toContainText("n=3");
+  // buffers-4x128k is back at the direct level: within noise, not painted as a loss.
+  await expect(rps.getByTestId("cmp-cell").nth(3).locator("[data-verdict]")).toHaveText(/within noise/);
+  // Latency is lower-is-better: p50 going up is worse.
+  await expect(
+    table.locator('tr[data-metric="wrk.latency_percentiles_ms.50"]').getByTestId("cmp-cell").nth(1),
+  ).toContainText("worse");
+  await expect(table).toContainText("percentile bootstrap of the difference of medians");
+  await expect(page.getByTestId("validity")).toContainText("CPU steal");
+
+  // A note carrying an XSS payload: shown as text, no element, no dialog.
+  const notes = page.getByTestId("section-notes");
+  await notes.getByLabel("Note on").selectOption({ label: "default · run 1" });
+  await notes.getByLabel("From (m:ss)").fill("0:03");
+  await notes.getByLabel("To (optional)").fill("0:06");
+  await notes.getByLabel("Note (Markdown)").fill(`**nginx reload** here ${XSS} [x](javascript:alert(2))`);
+  await notes.getByRole("button", { name: "Add note" }).click();
+  const note = notes.getByTestId("note").filter({ hasText: "nginx reload" });
+  await expect(note).toContainText(XSS);
+  await expect(note).toContainText("default · run 1 · 0:03–0:06");
+  await expect(note.locator("strong")).toHaveText("nginx reload");
+  await expect(page.locator("img[onerror], [onerror]")).toHaveCount(0);
+  await expect(note.locator("img")).toHaveCount(0);
+  await expect(note.locator('a[href^="javascript"]')).toHaveCount(0);
+  // The time-range note is a band on the overlays that include that run.
+  const sy = page.locator('[data-metric="proxy:vmstat.sy"]');
+  await sy.scrollIntoViewIfNeeded();
+  await expect(sy.locator("svg text", { hasText: "default run 1" })).toBeVisible();
+
+  // A decision on buffers-4x128k, pre-filled from the nginx.conf diff.
+  const decisions = page.getByTestId("section-decisions");
+  await decisions.getByRole("button", { name: "Record decision" }).click();
+  const dialog = page.getByRole("dialog", { name: "Record a decision" });
+  await dialog.getByLabel("Experiment").selectOption("buffers-4x128k");
+  await expect(dialog.getByLabel("Knob")).toHaveValue("proxy_buffers");
+  await expect(dialog.getByLabel("Component")).toHaveValue("nginx");
+  await expect(dialog.getByLabel("After")).toHaveValue("4 128k");
+  await expect(dialog.getByLabel("Before")).toHaveValue(/default|8 4k/);
+  await dialog.getByLabel("Status").selectOption("adopted");
+  await dialog
+    .getByLabel("Rationale (Markdown)")
+    .fill("RPS back to the **direct** level; readv once per response.");
+  await dialog.getByRole("button", { name: "Save decision" }).click();
+  await expect(dialog).toBeHidden();
+  const decision = decisions.getByTestId("decision");
+  await expect(decision).toContainText("buffers-4x128k");
+  await expect(decision).toContainText("proxy_buffers");
+  await expect(decision).toContainText("4 128k");
+  await expect(decision).toContainText("adopted");
+  await expect(decision.getByRole("link", { name: /evidence: comparison/ })).toBeVisible();
+
+  // Save & share: the decision already saved the snapshot; make a public link (90 days by default).
+  await page.getByRole("button", { name: "Save & share" }).click();
+  const share = page.getByRole("dialog", { name: "Save & share" });
+  await expect(share.getByTestId("member-url")).toContainText("/c/");
+  await expect(share.getByLabel("Expires after")).toHaveValue("90");
+  await share.getByLabel("For (optional)").fill("nginx.conf reviewer");
+  await share.getByRole("button", { name: "Create public link" }).click();
+  const publicUrl = ((await share.getByTestId("public-url").textContent()) ?? "").trim();
+  expect(publicUrl).toMatch(/\/s\/pls_[A-Za-z0-9_-]{40,}$/);
+
+  // Logged out, in a fresh context: the same table, read-only, no app chrome.
+  const anon = await browser.newContext();
+  const visitor = await anon.newPage();
+  visitor.on("dialog", (d) => {
+    dialogs += 1;
+    void d.dismiss();
+  });
+  await visitor.goto(publicUrl);
+  await expect(visitor.getByTestId("share-view")).toBeVisible();
+  const sharedRps = visitor
+    .getByTestId("result-table")
+    .locator('tr[data-metric="wrk.requests_per_sec"]')
+    .getByTestId("cmp-cell");
+  await expect(sharedRps.nth(1)).toHaveText((await rpsDefault.textContent()) ?? "");
+  await expect(visitor.getByTestId("note").filter({ hasText: "nginx reload" })).toContainText(XSS);
+  await expect(visitor.locator("[onerror], img")).toHaveCount(0);
+  for (const name of ["Log out", "Save & share", "Record decision", "Add note"]) {
+    await expect(visitor.getByRole("button", { name })).toHaveCount(0);
+  }
+  await expect(visitor.getByRole("link", { name: "Projects" })).toHaveCount(0);
+  await expect(visitor.getByRole("link", { name: "Export CSV" })).toHaveCount(0);
+
+  // Revoke from the project's list of links; the next request fails.
+  const row = share.getByTestId("share-link-row").filter({ hasText: "nginx.conf reviewer" });
+  await row.getByRole("button", { name: /Revoke link/ }).click();
+  await row.getByRole("button", { name: "Confirm revoke" }).click();
+  await expect(row).toContainText("revoked");
+  await visitor.reload();
+  await expect(visitor.getByTestId("share-error")).toContainText("no longer valid");
+  await expect(visitor.getByTestId("share-error")).toContainText("HTTP 410");
+  await anon.close();
+
+  // The history shows the decision and filters by it.
+  await page.goto(`/p/${slug}?decision=adopted`);
+  const rows = page.getByRole("table", { name: "Experiments" }).locator("tbody tr");
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText("buffers-4x128k");
+  await expect(rows.first()).toContainText("adopted");
+
+  expect(dialogs).toBe(0);
+});
