@@ -237,6 +237,13 @@ test("compare against a baseline, note, decide, save & share, open logged out, r
   ).toContainText("worse");
   await expect(table).toContainText("percentile bootstrap of the difference of medians");
   await expect(page.getByTestId("validity")).toContainText("CPU steal");
+  // The README's screenshot: PERFLAB_E2E_SCREENSHOTS=../docs/screenshots npm run test:e2e -- compare
+  if (process.env.PERFLAB_E2E_SCREENSHOTS) {
+    await page.setViewportSize({ width: 1440, height: 1250 });
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(process.env.PERFLAB_E2E_SCREENSHOTS, "compare.png") });
+    await page.setViewportSize({ width: 1280, height: 720 });
+  }
 
   // A note carrying an XSS payload: shown as text, no element, no dialog.
   const notes = page.getByTestId("section-notes");

@@ -77,8 +77,8 @@ const VERDICT_WORDS: Record<Verdict, string> = {
   worse: "worse",
   within_noise: "within noise",
   single_run: "1 run: no noise estimate",
-  increased: "up",
-  decreased: "down",
+  increased: "higher",
+  decreased: "lower",
   no_data: "no data",
 };
 
@@ -91,7 +91,8 @@ export function verdictIcon(verdict: Verdict): string {
   if (verdict === "better") return "✓";
   if (verdict === "worse") return "✗";
   if (verdict === "within_noise") return "≈";
-  if (verdict === "single_run") return "1";
+  if (verdict === "increased") return "↑";
+  if (verdict === "decreased") return "↓";
   return "";
 }
 
