@@ -340,3 +340,26 @@ def test_auto_on_unknown_text_names_the_kinds() -> None:
     with pytest.raises(ParseError) as err:
         parse("auto", "\n\nsome notes from the meeting\n")
     assert err.value.line == 3 and "vmstat" in err.value.message
+
+
+def test_chartable_metrics_have_units() -> None:
+    from perflab.parsers import module, pidstat, vmstat
+
+    for kind in KINDS:
+        if kind == "sysctl":  # settings, not measurements
+            continue
+        metrics = module(kind).METRICS
+        assert metrics and all(
+            isinstance(k, str) and isinstance(u, str) and u for k, u in metrics.items()
+        )
+    assert (
+        vmstat.METRICS["cs"] == "/s"
+        and vmstat.METRICS["us"] == "%"
+        and vmstat.METRICS["free"] == "KiB"
+    )
+    assert set(pidstat.PER_PROCESS_METRICS) == set(pidstat.METRICS)
+    assert {"usr_pct", "system_pct", "cswch_per_s", "nvcswch_per_s", "rss_kb"} <= set(
+        pidstat.METRICS
+    )
+    # every per-process metric is a column pidstat can print
+    assert set(pidstat.METRICS) - {key for key, _ in pidstat.COLUMNS.values()} == set()

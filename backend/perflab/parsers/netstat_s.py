@@ -24,6 +24,12 @@ from ._common import JSON, ParseError, is_elision, show, split_lines, to_int
 
 KIND = "netstat-s"
 
+#: counters count events since boot (packets, segments, connections, ...), as the kernel does
+METRICS: dict[str, str] = {
+    "counters.*": "count since boot",
+    "sections.*.*": "count since boot",
+}
+
 # net-tools wording -> kernel counter name, for the statistics tuning work looks at
 KERNEL_NAMES: dict[tuple[str, str], str] = {
     ("Tcp", "active connection openings"): "Tcp.ActiveOpens",

@@ -26,6 +26,14 @@ from ._common import JSON, ParseError, is_elision, show, split_lines, to_float
 
 KIND = "perf-stat"
 
+#: each counter carries its own unit ("msec" for task-clock, events otherwise)
+METRICS: dict[str, str] = {
+    "counters.*.value": "see unit",
+    "elapsed_s": "s",
+    "user_s": "s",
+    "sys_s": "s",
+}
+
 
 _UNITS = frozenset({"msec", "usec", "ns", "Joules", "MiB", "ms", "W", "Watts"})
 _EVENT_CHARS = frozenset(

@@ -19,10 +19,12 @@ from ._common import JSON, ParseError, is_elision, show, split_lines, to_int
 
 KIND = "ss-s"
 
+#: every count is a number of sockets
 METRICS: dict[str, str] = {
     "total": "sockets",
+    "kernel": "sockets",
     "tcp.*": "sockets",
-    "transports.*": "sockets",
+    "transports.*.*": "sockets",
 }
 
 

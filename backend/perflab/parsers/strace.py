@@ -36,6 +36,13 @@ from ._common import JSON, ParseError, show, split_lines, to_int
 
 KIND = "strace"
 
+#: per-syscall metric -> unit (``returns`` is a histogram: return text -> calls)
+METRICS: dict[str, str] = {
+    "calls": "calls",
+    "sum_returns": "bytes (read/write-like calls)",
+    "unfinished": "calls",
+}
+
 _PREFIX_CHARS = frozenset("0123456789:.[]")
 
 

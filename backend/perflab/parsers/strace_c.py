@@ -27,6 +27,17 @@ from ._common import JSON, ParseError, is_elision, show, split_lines, to_float, 
 
 KIND = "strace-c"
 
+#: per-syscall metric -> unit
+METRICS: dict[str, str] = {
+    "calls": "calls",
+    "errors": "calls",
+    "seconds": "s",
+    "usecs_per_call": "us",
+    "pct_time": "%",
+    "min_seconds": "s",
+    "max_seconds": "s",
+}
+
 # header label -> (key, type)
 COLUMNS: dict[str, tuple[str, str]] = {
     "%time": ("pct_time", "f"),

@@ -47,6 +47,26 @@ from ._common import (
 
 KIND = "wrk"
 
+#: metric -> unit, for charts and comparison tables (dotted keys name nested fields)
+METRICS: dict[str, str] = {
+    "requests_per_sec": "/s",
+    "transfer_per_sec_bytes": "bytes/s",
+    "requests": "requests",
+    "bytes_read": "bytes",
+    "duration_s": "s",
+    "latency_ms.avg": "ms",
+    "latency_ms.stdev": "ms",
+    "latency_ms.max": "ms",
+    "latency_ms.within_stdev_pct": "%",
+    "req_per_sec_per_thread.avg": "/s",
+    "req_per_sec_per_thread.stdev": "/s",
+    "req_per_sec_per_thread.max": "/s",
+    "req_per_sec_per_thread.within_stdev_pct": "%",
+    "latency_percentiles_ms.*": "ms",
+    "non_2xx_3xx": "responses",
+    "socket_errors.*": "errors",
+}
+
 _TIME_MS = {
     "us": Decimal("0.001"),
     "ms": Decimal(1),
