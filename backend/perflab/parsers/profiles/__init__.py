@@ -21,6 +21,7 @@ Input formats, recognised from their content (gzip or not, recognised by its mag
 API::
 
     load_profile(data, *, name="", unit=None, max_bytes=DEFAULT_MAX_BYTES) -> Profile
+    load_folded(data, *, unit, name="") -> Profile   # reads back what to_folded() wrote
     ProfileError(ValueError)          # .message, .line, .too_large (answer 413 when true)
     to_folded(profile) -> bytes       # byte-identical to stackcollapse-perf.pl for perf input
     tree(profile) -> dict             # {"names": [...], "nodes": [[name_idx, self, total, parent_idx]]}
@@ -60,6 +61,7 @@ __all__ = [
     "detect_format",
     "diff_profiles",
     "function_table",
+    "load_folded",
     "load_profile",
     "to_folded",
     "tree",
@@ -100,4 +102,14 @@ def load_profile(
         else:
             profile = parse_stack_blocks(text, unit=unit, name=name)
     profile.warnings[:0] = warnings
+    return profile
+
+
+def load_folded(data: bytes, *, unit: str, name: str = "", max_bytes: int = DEFAULT_MAX_BYTES) -> Profile:
+    """Read back folded stacks this package wrote (:func:`to_folded`, maybe gzipped): no format
+    detection and no two-count lines, so every stored profile reads back exactly as it was."""
+    raw, warnings = read_capped(data, max_bytes)
+    text, more = decode_text(raw)
+    profile = parse_folded(text, unit=unit, name=name, two_counts=False)
+    profile.warnings[:0] = warnings + more
     return profile

@@ -38,7 +38,11 @@ def _count(tok: str) -> int | None:
     return None
 
 
-def parse_folded(text: str, *, unit: str | None = None, name: str = "") -> Profile:
+def parse_folded(
+    text: str, *, unit: str | None = None, name: str = "", two_counts: bool = True
+) -> Profile:
+    """Read folded text. ``two_counts=False`` reads "a;b 12 30" as the frame "b 12" with a count
+    of 30 (for text we wrote ourselves, where a frame may end in a number)."""
     stacks: dict[str, int] = {}
     get = stacks.get
     warnings: list[str] = []
@@ -60,7 +64,7 @@ def parse_folded(text: str, *, unit: str | None = None, name: str = "") -> Profi
         if count < 0:
             raise ProfileError(f"count {tok[:30]}... is too large", no)
         # difffolded.pl output: "stack count1 count2"; flamegraph.pl draws count2.
-        head, sep2, tok2 = stack.rpartition(" ")
+        head, sep2, tok2 = stack.rpartition(" ") if two_counts else ("", "", "")
         if sep2 and head and _count(tok2) is not None:
             two_column += 1
             stack = head
