@@ -2,7 +2,7 @@
 read and stopped. Also the config-file and sysctl snapshots taken when a run starts.
 
     vmstat              vmstat -t 1 for the whole run
-    pidstat:PROC        pidstat -h -u -w -r -C PROC 1 for the whole run (its averages on stop)
+    pidstat:PROC        pidstat -h -u -w -r -C PROC 1 for the whole run
     netqtop:IFACE       netqtop -n IFACE -i 1 for the whole run (bcc, root)
     strace-c:PROC[:S]   strace -c -f -p PID on the busiest PROC for S seconds (default 10), one batch
     perf:PROC[:S]       perf record -F 499 -g on every PROC for S seconds, uploaded as a profile
@@ -181,7 +181,8 @@ class ToolCollector:
         self.stream.close(error)
 
     def stop(self, close=True):
-        """End the tool. pidstat prints its Average: lines on SIGINT; vmstat has nothing to add."""
+        """End the tool: SIGINT, as Ctrl-C would (pidstat and netqtop exit cleanly on it); vmstat has
+        nothing to finish and gets SIGTERM."""
         self._stopping = True
         if self.proc is not None:
             procs.stop(self.proc, signal.SIGTERM if self.spec.kind == "vmstat" else signal.SIGINT, STOP_GRACE_S)

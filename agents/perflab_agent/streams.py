@@ -85,10 +85,6 @@ class LineStream:
             elif error and not self._error:
                 self._error = error
 
-    @property
-    def closing(self):
-        return self._closing
-
     def seal(self, limits):
         with self._seal_lock:
             with self._lock:

@@ -41,8 +41,9 @@ def test_daemon_captures_a_run_from_join_to_closed_streams(server: FakeServer, t
     conf = tmp_path / "nginx.conf"
     conf.write_text("worker_processes 2;\n")
     run_id = server.create_run(state="waiting")
+    # pidstat watches the vmstat collector itself: a process that is sure to exist.
     daemon = start_daemon(server.url, server.token, tmp_path / "state", "--collect", "vmstat",
-                          "--collect", "netqtop:eth0", "--config-file", str(conf),
+                          "--collect", "pidstat:vmstat", "--collect", "netqtop:eth0", "--config-file", str(conf),
                           "--config-file", str(tmp_path / "missing.conf"), "--sysctl", "net.core.somaxconn")
     try:
         agent_id = _agent_id(server)
@@ -53,7 +54,7 @@ def test_daemon_captures_a_run_from_join_to_closed_streams(server: FakeServer, t
         assert hello["capabilities"]["netqtop:eth0"]["available"] is False
         assert "bcc" in hello["capabilities"]["netqtop:eth0"]["reason"]
         join = wait_until(lambda: server.joined(run_id).get(agent_id), 20, "join")
-        assert join["streams"] == ["vmstat"]
+        assert join["streams"] == ["vmstat", "pidstat:vmstat"]
         assert set(join["failed"]) == {"netqtop:eth0", "config:%s" % (tmp_path / "missing.conf")}
 
         server.set_state(run_id, "running")
@@ -61,6 +62,7 @@ def test_daemon_captures_a_run_from_join_to_closed_streams(server: FakeServer, t
         tools = daemon.children()
         server.end_run(run_id)
         wait_until(lambda: server.stream_closed(run_id, "vmstat"), 20, "closed vmstat stream")
+        wait_until(lambda: server.stream_closed(run_id, "pidstat:vmstat"), 20, "closed pidstat stream")
         wait_until(lambda: not any(_alive(pid) for pid in tools), 10, "vmstat stopped")
 
         lines = server.lines(run_id, "vmstat")
@@ -69,6 +71,9 @@ def test_daemon_captures_a_run_from_join_to_closed_streams(server: FakeServer, t
         gaps = [b[0] - a[0] for a, b in itertools.pairwise(rows)]
         assert all(0.7 < gap < 1.3 for gap in gaps), gaps
         assert all(b[1] > a[1] for a, b in itertools.pairwise(lines)), "monotonic stamps increase"
+        pidstat = [line[2] for line in server.lines(run_id, "pidstat:vmstat")]
+        assert any(t.startswith("# Time") and t.split()[-1] == "Command" for t in pidstat)
+        assert any(t.split()[-1:] == ["vmstat"] and t.split()[0][0].isdigit() for t in pidstat), pidstat
         assert [b["seq"] for b in server.batches(run_id, "vmstat")] == list(
             range(1, len(server.batches(run_id, "vmstat")) + 1))
         kinds = wait_until(lambda: {a["kind"]: a for a in server.artifacts} if len(server.artifacts) == 2 else None,
