@@ -1,6 +1,6 @@
 // The canvas flame graph. The canvas is the size of the visible area (never the size of the whole graph),
-// scaled for devicePixelRatio; it repaints in one requestAnimationFrame after something it shows changed
-// (layout, colours, hover, scroll, size), and not otherwise. Tooltips are React text: frame names are
+// scaled for devicePixelRatio; it repaints only when something it shows changed: at once for a new layout
+// or colours, in the next animation frame for hover and scroll (coalescing bursts of events). Tooltips are React text: frame names are
 // never HTML.
 import { type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { type FrameTree, hitTest, type Layout, layoutTree, type Orientation } from "@/lib/flamegraph";
@@ -119,9 +119,6 @@ export function FlameGraph(props: FlameGraphProps) {
   }, [paint]);
   useEffect(() => () => cancelAnimationFrame(frame.current), []);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: these are the inputs of a paint, read through `state`
-  useEffect(schedule, [layout, orientation, palette, outline, viewHeight, width, schedule]);
-
   // A flame graph grows upwards from its root: keep the root row in view when the graph scrolls.
   // biome-ignore lint/correctness/useExhaustiveDependencies: re-anchor when the laid-out graph changes
   useLayoutEffect(() => {
@@ -130,6 +127,14 @@ export function FlameGraph(props: FlameGraphProps) {
     el.scrollTop = orientation === "flame" ? el.scrollHeight : 0;
     state.current.scrollTop = el.scrollTop;
   }, [orientation, layout?.zoom, tree, contentHeight]);
+
+  // What is shown changed (zoom, search, mode, size): paint now, before the browser renders this frame,
+  // rather than one frame later. Hover and scroll, which can fire many times a frame, go through rAF.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: these are the inputs of a paint, read through `state`
+  useLayoutEffect(() => {
+    cancelAnimationFrame(frame.current);
+    paint();
+  }, [layout, orientation, palette, outline, viewHeight, width, paint]);
 
   const nodeAt = useCallback((clientX: number, clientY: number): { node: number; x: number; y: number } => {
     const canvas = canvasRef.current;
