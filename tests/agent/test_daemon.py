@@ -69,7 +69,8 @@ def test_daemon_captures_a_run_from_join_to_closed_streams(server: FakeServer, t
         assert lines[0][2].startswith("procs") and lines[1][2].split()[:3] == ["r", "b", "swpd"]
         rows = _vmstat_rows(lines)
         gaps = [b[0] - a[0] for a, b in itertools.pairwise(rows)]
-        assert all(0.7 < gap < 1.3 for gap in gaps), gaps
+        # Stamped on arrival, one a second (a busy machine may delay one line, not the cadence).
+        assert max(gaps) < 2.0 and 0.85 < sum(gaps) / len(gaps) < 1.15, gaps
         assert all(b[1] > a[1] for a, b in itertools.pairwise(lines)), "monotonic stamps increase"
         pidstat = [line[2] for line in server.lines(run_id, "pidstat:vmstat")]
         assert any(t.startswith("# Time") and t.split()[-1] == "Command" for t in pidstat)
@@ -142,7 +143,8 @@ def test_five_seconds_of_latency_per_request_does_not_stall_sampling(server: Fak
         daemon.stop()
     rows = [r for r in _vmstat_rows(server.lines(run_id, "vmstat")) if slow_from <= r[0] <= slow_until]
     gaps = [b[0] - a[0] for a, b in itertools.pairwise(rows)]
-    assert len(rows) >= 10 and max(gaps) < 1.5, gaps
+    # A sampler waiting on the sender would leave 5 s holes; on time, lines come once a second.
+    assert len(rows) >= 10 and max(gaps) < 2.0 and 0.85 < sum(gaps) / len(gaps) < 1.15, gaps
     assert all(beat["rss_kb"] < 60_000 for beat in server.heartbeats)
     seqs = [b["seq"] for b in server.batches(run_id, "vmstat")]
     assert seqs == list(range(1, len(seqs) + 1))
