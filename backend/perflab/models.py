@@ -6,6 +6,7 @@ from perflab.decisions.models import Decision
 from perflab.experiments.models import Experiment
 from perflab.hosts.models import Host
 from perflab.notes.models import Note
+from perflab.profiles.models import Profile, ProfileFunction
 from perflab.projects.models import Project
 from perflab.runs.models import RawChunk, Run, RunHost, Sample, Series, Stream, Summary
 from perflab.sharing.models import Comparison, ShareLink
@@ -19,6 +20,8 @@ __all__ = [
     "Experiment",
     "Host",
     "Note",
+    "Profile",
+    "ProfileFunction",
     "Project",
     "RawChunk",
     "Run",

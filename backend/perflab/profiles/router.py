@@ -1,0 +1,158 @@
+"""Profile routes: upload to a run, metadata, tree, functions, diff, and the original as a download.
+
+Tree and diff bodies are built as plain JSON (tens of thousands of nodes: validating each one
+through pydantic would cost more than computing it); the response models document their shape.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse, Response
+
+from perflab.deps import PrincipalDep, ReadableProject, SessionDep, check_project_access
+from perflab.profiles import service
+from perflab.profiles.models import Profile
+from perflab.profiles.schemas import (
+    FunctionRow,
+    FunctionTable,
+    ProfileCreated,
+    ProfileDiff,
+    ProfileRead,
+    ProfileTree,
+)
+from perflab.runs.router import ReadableRun, WritableRun
+
+router = APIRouter(tags=["profiles"])
+
+# Uploaded bytes are only ever a download that cannot run (a flamegraph.pl SVG carries a script):
+# no inline rendering on our origin, no type sniffing, no caching by shared proxies.
+DOWNLOAD_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; sandbox",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "private, no-store",
+}
+
+
+def _attachment(name: str, suffix: str = "") -> str:
+    safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name) or "profile"
+    return f'attachment; filename="{safe[:200]}{suffix}"'
+
+
+def readable_profile(profile_id: str, principal: PrincipalDep, db: SessionDep) -> Profile:
+    row = service.get_profile(db, profile_id=service.parse_profile_id(profile_id))
+    check_project_access(principal, service.project_of(db, profile=row), "read")
+    return row
+
+
+def readable_other(
+    principal: PrincipalDep, db: SessionDep, other: Annotated[str, Query(description="the profile to compare with")]
+) -> Profile:
+    return readable_profile(other, principal, db)
+
+
+ReadableProfile = Annotated[Profile, Depends(readable_profile)]
+OtherProfile = Annotated[Profile, Depends(readable_other)]
+
+
+def _read(row: Profile, context: dict[str, Any] | None = None) -> ProfileRead:
+    """``context``: the run label and experiment (see service.context)."""
+    ctx = context or {}
+    return ProfileRead(
+        profile_id=row.id, run_id=row.run_id, name=row.name, role=row.role, format=row.format,
+        unit=row.unit, event=row.event, total=row.total, frames=row.frames, stacks=row.stacks,
+        lossy=row.lossy, tolerance=row.tolerance, warnings=list(row.warnings),
+        artifact_id=row.artifact_id, created_at=row.created_at,
+        run_label=ctx.get("run_label"), experiment_id=ctx.get("experiment_id"),
+        experiment_name=ctx.get("experiment_name"),
+    )
+
+
+@router.post("/api/runs/{run_id}/profiles", response_model=ProfileCreated, status_code=201)
+async def upload_profile(
+    run: WritableRun,
+    request: Request,
+    db: SessionDep,
+    name: Annotated[str, Query(max_length=255)] = "",
+    role: Annotated[str, Query(max_length=64)] = "",
+    unit: Annotated[str | None, Query(max_length=32, description="what a count is; perf: samples or periods")] = None,
+) -> ProfileCreated:
+    """The body is the file as it is (folded, perf script, flamegraph.pl SVG, sample-bt), gzip
+    or not. 422 names the line that is wrong; 413 when it is too large once decompressed."""
+    data = await request.body()
+    row = await run_in_threadpool(
+        lambda: service.import_profile(db, run=run, data=data, name=name, role=role, unit=unit)
+    )
+    return ProfileCreated(
+        profile_id=row.id, format=row.format, unit=row.unit, total=row.total, frames=row.frames,
+        lossy=row.lossy, warnings=list(row.warnings),
+    )
+
+
+@router.get("/api/runs/{run_id}/profiles", response_model=list[ProfileRead])
+def list_run_profiles(run: ReadableRun, db: SessionDep) -> list[ProfileRead]:
+    return [_read(p) for p in service.list_for_run(db, run_id=run.id)]
+
+
+@router.get("/api/projects/{slug}/profiles", response_model=list[ProfileRead])
+def list_project_profiles(project: ReadableProject, db: SessionDep) -> list[ProfileRead]:
+    return [
+        _read(r["profile"], {k: r[k] for k in ("run_label", "experiment_id", "experiment_name")})
+        for r in service.list_for_project(db, project_id=project.id)
+    ]
+
+
+@router.get("/api/profiles/{profile_id}", response_model=ProfileRead)
+def get_profile(profile: ReadableProfile, db: SessionDep) -> ProfileRead:
+    return _read(profile, service.context(db, profile=profile))
+
+
+@router.get("/api/profiles/{profile_id}/tree", response_model=ProfileTree)
+def get_tree(profile: ReadableProfile) -> Response:
+    return JSONResponse(service.tree(profile))
+
+
+@router.get("/api/profiles/{profile_id}/functions", response_model=FunctionTable)
+def get_functions(
+    profile: ReadableProfile,
+    db: SessionDep,
+    order: Literal["total", "self"] = "total",
+    limit: Annotated[int, Query(ge=1, le=100_000)] = service.DEFAULT_FUNCTION_LIMIT,
+) -> FunctionTable:
+    if order == "self":
+        rows = service.top_by_self(db, profile=profile, limit=limit)
+    else:
+        rows = service.functions(db, profile=profile, limit=limit)
+    return FunctionTable(
+        profile_id=profile.id, unit=profile.unit, total=profile.total,
+        functions=[FunctionRow.model_validate(r) for r in rows],
+    )
+
+
+@router.get("/api/profiles/{profile_id}/diff", response_model=ProfileDiff)
+def get_diff(profile: ReadableProfile, other: OtherProfile) -> Response:
+    """``profile`` is the baseline; ``other`` is scaled to its total (see ``factor``)."""
+    return JSONResponse(service.diff(profile, other))
+
+
+@router.get("/api/profiles/{profile_id}/original", response_class=Response)
+def download_original(profile: ReadableProfile, db: SessionDep) -> Response:
+    data, name = service.original(db, profile=profile)
+    return Response(
+        data,
+        media_type="application/octet-stream",
+        headers={**DOWNLOAD_HEADERS, "Content-Disposition": _attachment(name)},
+    )
+
+
+@router.get("/api/profiles/{profile_id}/folded", response_class=Response)
+def download_folded(profile: ReadableProfile) -> Response:
+    """The stacks as folded text (flamegraph.pl's input), a download like the original."""
+    return Response(
+        service.folded(profile),
+        media_type="application/octet-stream",
+        headers={**DOWNLOAD_HEADERS, "Content-Disposition": _attachment(profile.name, ".folded")},
+    )
+

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict
+
+
+class ProfileCreated(BaseModel):
+    """What an upload answers (also what `perflab-agent upload --json` prints)."""
+
+    profile_id: uuid.UUID
+    format: str
+    unit: str
+    total: int
+    frames: int
+    lossy: bool
+    warnings: list[str]
+
+
+class ProfileRead(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    profile_id: uuid.UUID
+    run_id: uuid.UUID
+    name: str
+    role: str
+    format: str
+    unit: str
+    event: str | None
+    total: int
+    frames: int
+    stacks: int
+    lossy: bool
+    # Frames under this share of the total may be missing (lossy SVG imports); null otherwise.
+    tolerance: float | None
+    warnings: list[str]
+    artifact_id: int | None
+    created_at: datetime
+    experiment_id: int | None = None
+    experiment_name: str | None = None
+    run_label: str | None = None
+
+
+class FunctionRow(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    name: str
+    # In the profile's unit; total counts a recursive function once per stack.
+    self_value: int
+    total_value: int
+
+
+class FunctionTable(BaseModel):
+    profile_id: uuid.UUID
+    unit: str
+    total: int
+    functions: list[FunctionRow]
+
+
+class ProfileTree(BaseModel):
+    """The merged call tree: nodes are [name_idx, self, total, parent_idx] in pre-order, node 0
+    the root "all" (parent -1); siblings sorted by name."""
+
+    unit: str
+    total: int
+    names: list[str]
+    nodes: list[list[int]]
+
+
+class ProfileDiff(BaseModel):
+    """Both profiles in one tree: nodes are [name_idx, parent_idx, self_base, total_base,
+    self_other, total_other] (raw counts); factor = base_total / other_total scales the other
+    to the base's total. Functions are sorted by the size of their normalised total change."""
+
+    unit: str
+    base_total: int
+    other_total: int
+    factor: float
+    names: list[str]
+    nodes: list[list[int]]
+    functions: list[dict[str, str | int | float]]

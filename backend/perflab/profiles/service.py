@@ -1,0 +1,189 @@
+"""Profiles: import an upload (any supported format) into a run, and read it back as the views need.
+
+Services take the session and keyword arguments, flush but never commit (the request's unit of
+work does). Parsing is perflab.parsers.profiles; this module only stores and looks up.
+"""
+
+from __future__ import annotations
+
+import gzip
+import uuid
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
+
+from perflab.artifacts import service as artifacts_service
+from perflab.config import get_settings
+from perflab.errors import BadInput, NotFound, PayloadTooLarge, Unprocessable
+from perflab.experiments.models import Experiment
+from perflab.parsers import profiles as parser
+from perflab.profiles.models import Profile, ProfileFunction
+from perflab.projects.models import Project
+from perflab.runs.models import Run
+
+# A profile keeps every function in its table; reading "the top N" is the common case.
+DEFAULT_FUNCTION_LIMIT = 200
+
+
+def parse_profile_id(value: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise BadInput(f"{value[:60]!r} is not a profile id (a UUID)") from None
+
+
+def import_profile(
+    session: Session, *, run: Run, data: bytes, name: str, role: str = "", unit: str | None = None
+) -> Profile:
+    """Parse an upload, store the original as an artifact and the profile with its functions.
+
+    Bad input is a 422 naming the line and the problem; a decompressed size over the cap is 413.
+    """
+    if not data:
+        raise BadInput("the request body is empty: send the profile's bytes")
+    cap = get_settings().max_decompressed_bytes
+    try:
+        parsed = parser.load_profile(data, name=name, unit=unit, max_bytes=cap)
+    except parser.ProfileError as exc:
+        if exc.too_large:
+            raise PayloadTooLarge(str(exc)) from None
+        raise Unprocessable(f"{name or 'upload'}: {exc}") from None
+    artifact = artifacts_service.store(
+        session, project_id=run.project_id, run_id=run.id, kind="flamegraph", name=name or "profile",
+        data=data, role=role,
+    )
+    row = Profile(
+        id=uuid.uuid4(),
+        run_id=run.id,
+        project_id=run.project_id,
+        role=role,
+        name=artifacts_service.clean_name(name or parsed.format),
+        format=parsed.format,
+        unit=parsed.unit,
+        event=parsed.event[:200] if parsed.event else None,
+        total=parsed.total,
+        frames=parsed.frames,
+        stacks=len(parsed.stacks),
+        lossy=parsed.lossy,
+        tolerance=parsed.tolerance,
+        warnings=parsed.warnings[:50],
+        folded_gz=gzip.compress(parser.to_folded(parsed), compresslevel=6),
+        artifact_id=artifact.id,
+    )
+    session.add(row)
+    session.flush()
+    table = parser.function_table(parsed)
+    if table:
+        # Core insert of plain rows: thousands of functions, no ORM objects needed.
+        session.execute(
+            insert(ProfileFunction),
+            [
+                {"profile_id": row.id, "rank": rank, "run_id": run.id, "name": f.name,
+                 "self_value": f.self, "total_value": f.total}
+                for rank, f in enumerate(table)
+            ],
+        )
+    return row
+
+
+def get_profile(session: Session, *, profile_id: uuid.UUID) -> Profile:
+    row = session.get(Profile, profile_id)
+    if row is None:
+        raise NotFound(f"no profile {profile_id}")
+    return row
+
+
+def load(row: Profile) -> parser.Profile:
+    """The stored folded stacks as a parser Profile (exactly what was imported)."""
+    profile = parser.load_folded(row.folded_gz, unit=row.unit, name=row.name)
+    profile.format, profile.event, profile.lossy = row.format, row.event, row.lossy
+    profile.tolerance, profile.warnings = row.tolerance, list(row.warnings)
+    return profile
+
+
+def tree(row: Profile) -> dict[str, Any]:
+    return parser.tree(load(row))
+
+
+def functions(session: Session, *, profile: Profile, limit: int = DEFAULT_FUNCTION_LIMIT) -> list[ProfileFunction]:
+    stmt = (
+        select(ProfileFunction)
+        .where(ProfileFunction.profile_id == profile.id)
+        .order_by(ProfileFunction.rank)
+        .limit(limit)
+    )
+    return list(session.scalars(stmt))
+
+
+def top_by_self(session: Session, *, profile: Profile, limit: int = 20) -> list[ProfileFunction]:
+    stmt = (
+        select(ProfileFunction)
+        .where(ProfileFunction.profile_id == profile.id, ProfileFunction.self_value > 0)
+        .order_by(ProfileFunction.self_value.desc(), ProfileFunction.rank)
+        .limit(limit)
+    )
+    return list(session.scalars(stmt))
+
+
+def diff(base: Profile, other: Profile) -> dict[str, Any]:
+    """The merged tree of two profiles with both counts per node; see parser.ProfileDiff."""
+    if base.unit != other.unit:
+        raise BadInput(
+            f"cannot diff {base.unit} with {other.unit}: profiles must count the same unit"
+        )
+    result = parser.diff_profiles(load(base), load(other)).to_json()
+    result["unit"] = base.unit
+    return result
+
+
+def original(session: Session, *, profile: Profile) -> tuple[bytes, str]:
+    """The upload as it came, and its display name."""
+    if profile.artifact_id is None:
+        raise NotFound(f"profile {profile.id} has no original upload any more")
+    artifact = artifacts_service.get_artifact(session, artifact_id=profile.artifact_id)
+    return artifacts_service.read(artifact), artifact.name
+
+
+def folded(profile: Profile) -> bytes:
+    return gzip.decompress(profile.folded_gz)
+
+
+def list_for_run(session: Session, *, run_id: uuid.UUID) -> list[Profile]:
+    stmt = select(Profile).where(Profile.run_id == run_id).order_by(Profile.created_at, Profile.id)
+    return list(session.scalars(stmt))
+
+
+def list_for_project(session: Session, *, project_id: int, limit: int = 500) -> list[dict[str, Any]]:
+    """Profiles of a project, newest first, with the run and experiment they belong to."""
+    stmt = (
+        select(Profile, Run.label, Experiment.id, Experiment.name)
+        .join(Run, Run.id == Profile.run_id)
+        .join(Experiment, Experiment.id == Run.experiment_id)
+        .where(Profile.project_id == project_id)
+        .order_by(Profile.created_at.desc(), Profile.id)
+        .limit(limit)
+    )
+    return [
+        {"profile": p, "run_label": label, "experiment_id": exp_id, "experiment_name": exp_name}
+        for p, label, exp_id, exp_name in session.execute(stmt)
+    ]
+
+
+def context(session: Session, *, profile: Profile) -> dict[str, Any]:
+    """The run label and experiment of one profile (for its metadata)."""
+    row = session.execute(
+        select(Run.label, Experiment.id, Experiment.name)
+        .join(Experiment, Experiment.id == Run.experiment_id)
+        .where(Run.id == profile.run_id)
+    ).first()
+    if row is None:
+        return {"run_label": None, "experiment_id": None, "experiment_name": None}
+    return {"run_label": row[0], "experiment_id": row[1], "experiment_name": row[2]}
+
+
+def project_of(session: Session, *, profile: Profile) -> Project:
+    project = session.get(Project, profile.project_id)
+    if project is None:  # the FK cascades: a profile without its project cannot exist
+        raise NotFound(f"no profile {profile.id}")
+    return project
