@@ -427,7 +427,10 @@ def main() -> int:
         print(f"compare bench: history {hist_ms:.0f} ms, compare {cmp_ms:.0f} ms, overlay {ov_ms:.0f} ms "
               f"({max(pts)} points/series), database {db_size / 2**30:.1f} GiB", flush=True)
         if args.keep:
-            input(f"database {url} kept; press Enter to drop it")
+            try:
+                input(f"database {url} kept; press Enter to drop it")
+            except EOFError:
+                pass
     return 0
 
 

@@ -248,6 +248,21 @@ def test_what_changed_diffs_the_nginx_config_and_names_the_knob(client: TestClie
     assert conf["status"] == "added" and doc["changes"][0]["knob_changes"] == []
 
 
+def test_a_lost_config_snapshot_does_not_break_the_comparison(
+    client: TestClient, investigation: Investigation, session: Any
+) -> None:
+    from perflab.artifacts.storage import get_storage
+    from sqlalchemy import text
+
+    keys = session.execute(text("SELECT storage_key FROM artifact WHERE kind = 'config'")).scalars().all()
+    for key in keys:
+        get_storage().delete(key)
+    doc = _compare(client, investigation.slug, baseline="default", experiments=["buffers-4x128k"]).json()
+    conf = next(f for f in doc["changes"][0]["files"] if f["name"] == "nginx.conf")
+    assert conf["status"] == "binary" and "not diffed" in conf["diff"]
+    assert _row(doc, "wrk.requests_per_sec")["cells"]["buffers-4x128k"]["verdict"] == "better"
+
+
 def test_top_movers_rank_every_section_with_significance(client: TestClient, investigation: Investigation) -> None:
     doc = _compare(client, investigation.slug).json()
     movers = doc["top_movers"]

@@ -8,6 +8,7 @@ fast however long the runs were. Overlays read samples, downsampled in SQL.
 
 from __future__ import annotations
 
+import logging
 import re
 import uuid
 from collections import defaultdict
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, or_, select, text
+from sqlalchemy import Double, and_, case, cast, func, literal, or_, select, text
 from sqlalchemy.orm import Session
 
 from perflab import stats
@@ -55,6 +56,8 @@ from perflab.notes.models import Note
 from perflab.projects.models import Project
 from perflab.runs.models import Run, RunHost, Series, Stream, Summary
 from perflab.series.service import MAX_POINTS_LIMIT, run_origin
+
+log = logging.getLogger(__name__)
 
 MAX_EXPERIMENTS = 12
 # Runs still collecting have no final numbers yet; every finished run counts, flagged if need be.
@@ -235,9 +238,17 @@ def _load(session: Session, sel: Selection) -> Loaded:
         cur["seconds"] += _num(total.get("seconds")) or 0.0
         cur["errors"] += _num(total.get("errors")) or 0.0
 
-    series = session.execute(
-        select(Series.run_id, Series.stream_id, Series.role, Series.source, Series.metric, Series.labels,
-               Series.stats["mean"].astext)
+    # Steady-state means per run, role and row, aggregated where the data is: a vmstat row is the mean
+    # over the role's hosts, a pidstat row the sum over the command's pids (and hosts), netqtop per queue.
+    mean = cast(Series.stats["mean"].astext, Double)
+    label = case(
+        (Series.source == "pidstat", func.coalesce(Series.labels["command"].astext, "?")),
+        (Series.source == "netqtop", func.coalesce(Series.labels["queue"].astext, "total")),
+        else_=literal(""),
+    )
+    rows = session.execute(
+        select(Series.run_id, Series.role, Series.source, Series.metric, label,
+               case((Series.source == "vmstat", func.avg(mean)), else_=func.sum(mean)))
         .where(
             Series.run_id.in_(run_ids),
             or_(
@@ -246,32 +257,22 @@ def _load(session: Session, sel: Selection) -> Loaded:
                 and_(Series.source == "netqtop", Series.metric.in_(list(NETQTOP_METRICS))),
             ),
         )
+        .group_by(Series.run_id, Series.role, Series.source, Series.metric, label)
     ).all()
-    # vmstat: one value per host, averaged over the role's hosts; pidstat: summed over pids (and hosts).
-    vm: dict[tuple[str, str, uuid.UUID], list[float]] = defaultdict(list)
-    for run_id, _stream_id, role, source, metric, labels, mean_txt in series:
-        if mean_txt is None:
+    for run_id, role, source, metric, lab, value in rows:
+        if value is None:
             continue
-        mean = float(mean_txt)
         if source == "vmstat":
-            vm[(role, f"vmstat.{metric}", run_id)].append(mean)
-            label, unit = VMSTAT_ROWS[metric]
-            out.telemetry_meta[(role, f"vmstat.{metric}")] = ("vmstat", metric, label, unit)
+            key = f"vmstat.{metric}"
+            name, unit = VMSTAT_ROWS[metric]
         elif source == "pidstat":
-            command = str((labels or {}).get("command", "?"))
-            key = f"pidstat.{metric}[{command}]"
-            bucket = out.telemetry.setdefault((role, key), {})
-            bucket[run_id] = bucket.get(run_id, 0.0) + mean
-            label, unit = PIDSTAT_ROWS[metric]
-            out.telemetry_meta[(role, key)] = ("pidstat", metric, f"{command} {label}", unit)
+            key = f"pidstat.{metric}[{lab}]"
+            name, unit = PIDSTAT_ROWS[metric]
+            name = f"{lab} {name}"
         else:
-            queue = str((labels or {}).get("queue", "total"))
-            key = f"netqtop.{metric}[{queue}]"
-            bucket = out.telemetry.setdefault((role, key), {})
-            bucket[run_id] = bucket.get(run_id, 0.0) + mean
-            out.telemetry_meta[(role, key)] = ("netqtop", metric, f"queue {queue} {metric}", "")
-    for (role, key, run_id), means in vm.items():
-        out.telemetry.setdefault((role, key), {})[run_id] = sum(means) / len(means)
+            key, name, unit = f"netqtop.{metric}[{lab}]", f"queue {lab} {metric}", ""
+        out.telemetry.setdefault((role, key), {})[run_id] = float(value)
+        out.telemetry_meta[(role, key)] = (source, metric, name, unit)
 
     for run_id, role, host in session.execute(
         select(RunHost.run_id, RunHost.role, Host).join(Host, Host.id == RunHost.host_id)
@@ -639,9 +640,15 @@ def _reference_runs(session: Session, sel: Selection) -> tuple[dict[int, Run | N
 
 
 def _artifact_text(a: Artifact) -> str | None:
+    """The snapshot as text; None when it is binary, too large to diff, or its bytes are unreadable."""
     if a.size_bytes > MAX_CONFIG_BYTES:
         return None
-    data = artifacts_service.read(a)
+    try:
+        data = artifacts_service.read(a)
+    except OSError:
+        # A storage problem must not take the whole comparison down: the file shows as not diffed.
+        log.warning("artifact %s: stored bytes unreadable", a.id, exc_info=True)
+        return None
     if b"\0" in data[:8192]:
         return None
     return data.decode("utf-8", "replace")
@@ -689,7 +696,7 @@ def _changes(session: Session, sel: Selection) -> list[ChangeSet]:
             ta, tb = content(a), content(b)
             if (a is not None and ta is None) or (b is not None and tb is None):
                 diffs.append(FileDiff(kind=kind, name=name, role=role, status="binary",  # type: ignore[arg-type]
-                                      diff="(binary or larger than 1 MiB: not diffed)"))
+                                      diff="(binary, larger than 1 MiB or unreadable: not diffed)"))
                 continue
             status = "added" if a is None else "removed" if b is None else ("same" if ta == tb else "changed")
             diff, cut = configs.unified_diff(ta or "", tb or "", from_name=f"{base.name}/{name}",
@@ -813,11 +820,13 @@ def overlay(
                         WHERE s.run_id = ANY(CAST(:runs AS uuid[])) AND s.role = :role AND s.source = :source
                           AND s.metric = :metric {label_sql}),
                 per_sec AS (
-                  SELECT sa.run_id, ser.stream_id, floor(extract(epoch FROM sa.t - o.origin)) AS t,
+                  SELECT ser.run_id, ser.stream_id, floor(extract(epoch FROM sa.t - o.origin)) AS t,
                          sum(sa.value) AS v
-                  FROM sample sa JOIN ser ON sa.run_id = ser.run_id AND sa.series_id = ser.id
-                  JOIN o ON o.run_id = sa.run_id
-                  WHERE sa.run_id = ANY(CAST(:runs AS uuid[])) {time_sql}
+                  FROM ser JOIN o ON o.run_id = ser.run_id
+                  -- One primary-key range per series: never the run's other series.
+                  CROSS JOIN LATERAL (SELECT t, value FROM sample
+                                      WHERE sample.run_id = ser.run_id AND sample.series_id = ser.id) sa
+                  WHERE true {time_sql}
                   GROUP BY 1, 2, 3
                 ),
                 b AS (SELECT run_id, stream_id, min(t) AS t0, max(t) AS t1, count(*) AS n FROM per_sec GROUP BY 1, 2)
