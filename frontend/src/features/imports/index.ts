@@ -1,2 +1,2 @@
-// Public surface of the imports feature (a placeholder until the import feature lands).
+// Public surface of the imports feature: the "Import results" page.
 export { ImportPage } from "./components/ImportPage";

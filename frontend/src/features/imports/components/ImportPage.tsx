@@ -1,32 +1,281 @@
-// Placeholder for "Import results" (paste or drop wrk/vmstat/pidstat/strace output, preview, save as a
-// run). The parsers-and-import feature replaces this page; the route and the links to it already exist.
-import { Link, useParams } from "react-router";
+// "Import results": turn output an engineer already has (pasted, or files, gzip too) into a run of an
+// experiment. Each file is previewed by the server's own parsers before anything is saved; saving the
+// same files twice says so and links to the run that already holds them.
+import "../imports.css";
+import { useQueries } from "@tanstack/react-query";
+import { type FormEvent, useCallback, useMemo, useState } from "react";
+import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import { CodeBlock } from "@/components/CodeBlock";
 import { EmptyState } from "@/components/EmptyState";
-import { agentCommands } from "@/lib/agent-commands";
+import { ErrorBox } from "@/components/ErrorBox";
+import { ApiError } from "@/lib/api-error";
+import { formatBytes, formatInt } from "@/lib/format";
+import { previewQueryOptions, useCreateImport } from "../api";
+import {
+  cliCommand,
+  fileErrors,
+  type ImportEntry,
+  KINDS,
+  pastedEntry,
+  readFileEntry,
+  roleError,
+} from "../import-files";
+import { AddOutput } from "./AddOutput";
+import { ExperimentField } from "./ExperimentField";
+import { FileCard } from "./FileCard";
 
 export function ImportPage() {
   const { slug = "" } = useParams();
-  const cmd = agentCommands(window.location.origin, slug);
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const [entries, setEntries] = useState<ImportEntry[]>([]);
+  const [reading, setReading] = useState(false);
+  const [readError, setReadError] = useState<string | null>(null);
+  const [experiment, setExperiment] = useState(() => params.get("experiment") ?? "");
+  const [isNew, setIsNew] = useState(false);
+  const [label, setLabel] = useState("");
+  const [hypothesis, setHypothesis] = useState("");
+  const create = useCreateImport(slug);
+
+  const previews = useQueries({ queries: entries.map((e) => previewQueryOptions(slug, e)) });
+
+  const addFiles = async (files: File[]) => {
+    setReading(true);
+    setReadError(null);
+    try {
+      const read = await Promise.all(files.map(readFileEntry));
+      setEntries((prev) => [...prev, ...read]);
+      create.reset();
+    } catch (e) {
+      setReadError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setReading(false);
+    }
+  };
+  const addPaste = (text: string) => {
+    setEntries((prev) => [...prev, pastedEntry(text, prev)]);
+    create.reset();
+  };
+  const update = useCallback((id: string, patch: Partial<ImportEntry>) => {
+    setEntries((prev) => prev.map((e) => (e.id === id ? { ...e, ...patch } : e)));
+  }, []);
+  const remove = (id: string) => {
+    setEntries((prev) => prev.filter((e) => e.id !== id));
+    create.reset();
+  };
+
+  const pending = previews.filter((p) => p.isPending).length;
+  const bad = entries.filter((_, i) => {
+    const p = previews[i];
+    return p && !p.isPending && (p.error || p.data?.ok === false);
+  });
+  const badRoles = entries.filter((e) => roleError(e.role));
+  const totalBytes = entries.reduce((n, e) => n + e.size, 0);
+  const blocker =
+    entries.length === 0
+      ? "Add at least one file."
+      : !experiment.trim()
+        ? "Name the experiment these results belong to."
+        : pending
+          ? `Waiting for the preview of ${formatInt(pending)} file${pending === 1 ? "" : "s"}…`
+          : bad.length
+            ? `Remove or fix ${bad.length === 1 ? `${bad[0]?.name}: it` : `${bad.length} files that`} could not be parsed.`
+            : badRoles.length
+              ? "Fix the roles marked in red."
+              : null;
+
+  const serverError = create.error instanceof ApiError ? create.error : null;
+  const perFile = useMemo(
+    () =>
+      serverError && typeof serverError.detail === "string"
+        ? fileErrors(
+            serverError.detail,
+            entries.map((e) => e.name),
+          )
+        : new Map<string, string>(),
+    [serverError, entries],
+  );
+  const result = create.data;
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    if (blocker) return;
+    create.mutate(
+      { experiment, label, hypothesis: isNew ? hypothesis : "", entries },
+      {
+        onSuccess: (r) => {
+          if (!r.duplicate) navigate(`/p/${slug}/runs/${r.run_id}`);
+        },
+      },
+    );
+  };
+
+  const origin = typeof window === "undefined" ? "http://localhost:8000" : window.location.origin;
+  const roles = [...new Set(entries.map((e) => e.role).filter((r): r is string => !!r))];
+
   return (
     <main className="page">
       <div className="page-header">
         <div>
           <h1>Import results</h1>
-          <div className="subtitle">Turn output you already have into a run of an experiment.</div>
+          <div className="subtitle">
+            Turn output you already have into a run of an experiment: the same parsers as the agents, raw text
+            kept.
+          </div>
         </div>
       </div>
-      <section className="card">
-        <EmptyState title="Importing from the browser is not available yet">
-          <p>
-            Soon you will paste or drop raw output here, see what was detected and parsed, and save it as a
-            run. Until then, import from a terminal with the agent and a{" "}
-            <Link to={`/p/${slug}/tokens`}>token</Link>:
-          </p>
-          <div style={{ width: "100%" }}>
-            <CodeBlock code={`${cmd.download}\n${cmd.importFiles}`} label="Import with the agent" />
+
+      <AddOutput onFiles={addFiles} onPaste={addPaste} reading={reading} />
+      {readError ? <ErrorBox error={new Error(readError)} title="Could not read the file" /> : null}
+
+      {entries.length === 0 ? (
+        <section className="card" aria-labelledby="kinds-title">
+          <EmptyState title="Nothing to import yet">
+            <p>
+              Drop or paste the output of any of these tools. Each file is detected and parsed by the server
+              before you save; truncated pastes import what is there, with warnings.
+            </p>
+          </EmptyState>
+          <div className="table-wrap kinds-table">
+            <h2 id="kinds-title" className="sr-only">
+              What can be imported
+            </h2>
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">Kind</th>
+                  <th scope="col">What it gives</th>
+                  <th scope="col">Typical command</th>
+                </tr>
+              </thead>
+              <tbody>
+                {KINDS.map((k) => (
+                  <tr key={k.kind}>
+                    <td className="mono">{k.kind}</td>
+                    <td>{k.what}</td>
+                    <td>
+                      <code>{k.example}</code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
           </div>
-        </EmptyState>
+        </section>
+      ) : (
+        <section aria-labelledby="files-title" className="form">
+          <div className="section-title">
+            <h2 id="files-title">
+              Files <span className="faint">· {formatInt(entries.length)}</span>
+            </h2>
+            <span className="muted">{formatBytes(totalBytes)}</span>
+          </div>
+          <ul className="import-files">
+            {entries.map((e, i) => {
+              const p = previews[i];
+              if (!p) return null;
+              return (
+                <FileCard
+                  key={e.id}
+                  entry={e}
+                  preview={p}
+                  saveError={perFile.get(e.name)}
+                  roles={roles}
+                  onChange={(patch) => update(e.id, patch)}
+                  onRemove={() => remove(e.id)}
+                />
+              );
+            })}
+          </ul>
+        </section>
+      )}
+
+      <form className="card" onSubmit={onSubmit} aria-labelledby="save-title">
+        <div className="card-header">
+          <h2 id="save-title">Save as a run</h2>
+        </div>
+        <div className="card-body form">
+          <div className="form-row import-form-row">
+            <ExperimentField slug={slug} value={experiment} onChange={setExperiment} onNewChange={setIsNew} />
+            <div className="field">
+              <label htmlFor="import-label">Run label (optional)</label>
+              <input
+                id="import-label"
+                className="input"
+                value={label}
+                maxLength={200}
+                placeholder="run 1, after reboot…"
+                onChange={(e) => setLabel(e.target.value)}
+              />
+            </div>
+          </div>
+          {isNew && experiment.trim() ? (
+            <div className="field">
+              <label htmlFor="import-hypothesis">Hypothesis of the new experiment (optional)</label>
+              <textarea
+                id="import-hypothesis"
+                className="textarea"
+                rows={2}
+                value={hypothesis}
+                maxLength={20000}
+                placeholder="Bigger proxy buffers cut readv/writev calls and raise RPS."
+                onChange={(e) => setHypothesis(e.target.value)}
+              />
+            </div>
+          ) : null}
+          {create.error && perFile.size === 0 ? (
+            <ErrorBox error={create.error} title="Nothing was imported" />
+          ) : create.error ? (
+            <div className="alert alert-error" role="alert">
+              <span className="alert-title">Nothing was imported</span>
+              <span>{create.error.message}</span>
+            </div>
+          ) : null}
+          {result?.duplicate ? (
+            <div className="alert alert-warn" role="status" data-testid="duplicate-import">
+              <span className="alert-title">Already imported</span>
+              <span>
+                These files were imported before, into the same experiment; no new run was created.{" "}
+                <Link to={`/p/${slug}/runs/${result.run_id}`}>Open the existing run</Link>
+              </span>
+            </div>
+          ) : null}
+          <div className="actions">
+            <button type="submit" className="btn btn-primary" disabled={!!blocker || create.isPending}>
+              {create.isPending ? "Importing…" : "Save run"}
+            </button>
+            {blocker ? (
+              <span className="muted" role="status">
+                {blocker}
+              </span>
+            ) : null}
+          </div>
+        </div>
+      </form>
+
+      <section className="card" aria-labelledby="cli-title">
+        <div className="card-header">
+          <h2 id="cli-title">The same from a terminal</h2>
+          <Link to={`/p/${slug}/tokens`}>Create a token</Link>
+        </div>
+        <div className="card-body form">
+          <CodeBlock
+            code={cliCommand(
+              origin,
+              slug,
+              experiment,
+              label,
+              entries.map((e) => e.name),
+            )}
+            label="Import with the agent"
+          />
+          <p className="faint" style={{ margin: 0 }}>
+            With the zipapp: <code>python3 perflab-agent.pyz import …</code> (download it from{" "}
+            <code>{origin}/agent/perflab-agent.pyz</code>). The agent prints the new run's id; it uses the
+            default roles (wrk: loadgen, everything else: target)
+            {entries.some((e) => e.origin === "paste") ? "; save pasted text to a file first" : ""}.
+          </p>
+        </div>
       </section>
     </main>
   );
