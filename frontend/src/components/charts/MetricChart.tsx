@@ -347,6 +347,7 @@ function ChartLegend({
               aria-hidden="true"
             />
             <span className="mchart-legend-label">{s.label}</span>
+            {/* A real space, so the button reads "sy 85%" to assistive technology. */}{" "}
             <span className="mchart-legend-value">
               {withUnit(value, s.axis === "right" ? rightUnit : unit)}
             </span>

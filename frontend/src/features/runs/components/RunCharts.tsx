@@ -3,7 +3,7 @@
 // the run shares one time axis and one cursor, and a live run's charts grow as samples arrive.
 import { useQuery } from "@tanstack/react-query";
 import { type ReactNode, useCallback, useMemo, useState } from "react";
-import { useNavigate, useSearchParams } from "react-router";
+import { useLocation, useNavigate, useSearchParams } from "react-router";
 import { CopyButton } from "@/components/CopyButton";
 import { ChartCursorProvider, type TimeAnnotation } from "@/components/charts";
 import { EmptyState } from "@/components/EmptyState";
@@ -56,16 +56,25 @@ export function RunCharts({ run, poll, annotations }: Props) {
   const available = useMemo(() => availableMetrics(list.data ?? [], roleOrder), [list.data, roleOrder]);
   const defaults = useMemo(() => defaultMetrics(available), [available]);
   const fromUrl = useMemo(() => readMetrics(params), [params]);
-  const selected = fromUrl ?? defaults;
+  // The choice shows at once; the URL (replaced, not pushed) catches up a moment later.
+  const location = useLocation();
+  const [pending, setPending] = useState<{ search: string; list: MetricRef[] } | null>(null);
+  // Once the URL has caught up it is the truth again (and back/forward work as usual).
+  if (pending && pending.search === location.search) setPending(null);
+  const waiting = pending && pending.search !== location.search ? pending.list : null;
+  const selected = waiting ?? fromUrl ?? defaults;
   const selectedIds = useMemo(() => new Set(selected.map(metricId)), [selected]);
   const charts = useMemo(() => chartsFor(selected, available), [selected, available]);
 
   const setSelected = useCallback(
-    (next: MetricRef[]) =>
-      navigate(
-        { search: readableSearch(writeMetrics(new URLSearchParams(window.location.search), next, defaults)) },
-        { replace: true },
-      ),
+    (next: MetricRef[]) => {
+      const search = readableSearch(
+        writeMetrics(new URLSearchParams(window.location.search), next, defaults),
+      );
+      if (search === window.location.search) return;
+      setPending({ search, list: next });
+      navigate({ search }, { replace: true });
+    },
     [navigate, defaults],
   );
   const removeChart = useCallback(
@@ -111,7 +120,7 @@ export function RunCharts({ run, poll, annotations }: Props) {
     return seen.filter((r) => charts.some((c) => c.role === r) || unavailable.has(r));
   }, [available, charts, unavailable]);
 
-  const customized = fromUrl !== null;
+  const customized = (waiting ?? fromUrl) !== null;
   let body: ReactNode;
   if (list.isPending) {
     body = (
