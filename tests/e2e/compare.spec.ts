@@ -192,10 +192,10 @@ test("compare against a baseline, note, decide, save & share, open logged out, r
   await logIn(page);
   const csrf = (await page.context().cookies()).find((c) => c.name === "perflab_csrf")?.value ?? "";
   expect(csrf).not.toBe("");
-  const slug = `proxy-buffers-${Date.now().toString(36)}`;
+  const slug = `nginx-proxy-${Date.now().toString(36)}`;
   await ok(
     page.request.post("/api/projects", {
-      data: { name: `nginx proxy buffers ${slug}`, slug },
+      data: { name: "nginx proxy throughput", slug },
       headers: { "X-CSRF-Token": csrf },
     }),
     "create project",
