@@ -80,7 +80,7 @@ ALPHABET = st.sampled_from(
 )
 # PERFLAB_HYPOTHESIS_EXAMPLES=20000 for a long hunt; the default keeps the suite well under 30 s.
 SETTINGS = settings(
-    max_examples=int(os.environ.get("PERFLAB_HYPOTHESIS_EXAMPLES", "1500")),
+    max_examples=int(os.environ.get("PERFLAB_HYPOTHESIS_EXAMPLES", "1000")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -172,3 +172,32 @@ def test_streaming_survives_damage_and_resume(case: tuple[str, str], data: Any) 
     except ParseError:
         return
     json.dumps(p.result(records), allow_nan=False)
+
+
+@SETTINGS
+@given(case=damaged())
+def test_strace_fast_grouping_equals_exact_splitting(case: tuple[str, str]) -> None:
+    """The regex fast path of the strace parser counts exactly what splitting every line does."""
+    from perflab.parsers import strace
+
+    _, text = case
+    exact = strace._group_sliced(strace.chunks(text))
+    fast = strace.group_lines(strace.chunks(text))
+    fast_bytes = strace.group_lines(strace.chunks(text.encode()))
+
+    def lines() -> list[str]:
+        return split_lines(text)
+
+    try:
+        expected = strace.summarize(*exact, lines)
+    except ParseError as e:
+        for grouped in (fast, fast_bytes):
+            try:
+                strace.summarize(*grouped, lines)
+            except ParseError as e2:
+                assert e2.message == e.message
+            else:
+                raise AssertionError("fast path accepted what the exact one refused")
+        return
+    assert strace.summarize(*fast, lines) == expected
+    assert strace.summarize(*fast_bytes, lines) == expected

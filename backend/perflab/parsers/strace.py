@@ -19,13 +19,15 @@ Output schema::
 
 Accepted line shapes: plain, ``PID name(...)`` (-f with -o), ``[pid N] name(...)`` (-f on stderr),
 ``-t``/``-tt``/``-ttt``/``-r`` time prefixes, ``-i`` instruction pointers, ``-T`` suffixes, ``-y`` fd
-paths, and strace's own messages. Speed matters (logs have millions of lines): lines are grouped
-by (text before the first '(', return text) with C-level str methods and a Counter, and only the
-distinct groups are interpreted in Python.
+paths, and strace's own messages. Speed matters (logs have millions of lines): one C-level substitution per
+256 KiB piece drops every call's arguments, a Counter groups the short lines that remain, and only
+the distinct groups are interpreted in Python (``group_lines``; ``perflab parse strace`` also runs
+it on one forked worker per CPU).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from itertools import compress, repeat
@@ -173,15 +175,57 @@ def chunks(
         pos = end
 
 
+# '(' up to the last ' = ' of a line ('.' stops at newlines), i.e. exactly the arguments.
+_ARGS_STR = re.compile(r"\(.* = ")
+_ARGS_BYTES = re.compile(rb"\(.* = ")
+
+
 def group_lines(pieces: Iterable[str | bytes]) -> tuple[Groups, int]:
     """Counts of (text before the first '(', (' = ', text after the last ' = ')) over all lines of
     newline-aligned ``pieces`` (str, or UTF-8 bytes straight from a file), and the line count.
 
-    Most lines are grouped by their first 16 and last 20 characters alone, with C-level slicing
-    and counting; only the distinct short keys are looked at in Python, and only lines whose short
-    key is not enough (long prefixes, long error texts, -T durations, unfinished/resumed calls)
-    are split exactly.
+    One C-level substitution per piece cuts every call line down to "name(<NUL>result" (the
+    arguments, which make lines unique, are dropped), so a Counter over the short lines has a
+    few distinct keys; only those are looked at in Python. Lines the pattern leaves alone (no '('
+    or no ' = ' after it: signals, exits, unfinished calls, stray output) are split exactly, per
+    distinct line. Same result as splitting every line, about twice as fast.
     """
+    groups: Groups = Counter()
+    nlines = 0
+    for piece in pieces:
+        if isinstance(piece, str):
+            if "\x00" in piece:
+                g, n = _group_sliced([piece])
+                groups.update(g)
+                nlines += n
+                continue
+            reduced: Any = _ARGS_STR.sub("(\x00", piece).split("\n")
+        else:
+            if b"\x00" in piece:
+                g, n = _group_sliced([piece])
+                groups.update(g)
+                nlines += n
+                continue
+            reduced = _ARGS_BYTES.sub(b"(\x00", piece).split(b"\n")
+        if reduced and not reduced[-1]:
+            reduced.pop()
+        nlines += len(reduced)
+        for key, count in Counter(reduced).items():
+            line = _text(key)
+            head, cut, ret = line.partition("(\x00")
+            if cut:
+                groups[(head, (" = ", ret.rstrip("\r")))] += count
+            else:
+                line = line.rstrip("\r")
+                _, sep, tail = line.rpartition(" = ")
+                groups[(line.partition("(")[0], (sep, tail))] += count
+    return groups, nlines
+
+
+def _group_sliced(pieces: Iterable[str | bytes]) -> tuple[Groups, int]:
+    """``group_lines`` without the regular expression, for pieces that contain NUL (the separator
+    the fast path relies on). Most lines are grouped by their first 16 and last 20 characters;
+    lines whose short key is not enough are split exactly."""
     groups: Groups = Counter()
     known: dict[Any, tuple[str, str] | None] = {}
     nlines = 0
