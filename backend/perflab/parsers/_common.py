@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal, InvalidOperation
-from typing import Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 JSON = dict[str, Any]
 
@@ -80,6 +82,9 @@ def to_float(tok: str, decimal_comma: bool = False) -> float | None:
 
 def to_decimal(tok: str) -> Decimal | None:
     """Exact decimal, for unit conversions that must not pick up binary float noise."""
+    # imported here: `perflab parse strace` never needs decimal, and its start-up is timed
+    from decimal import Decimal, InvalidOperation
+
     value = to_float(tok)
     if value is None:
         return None

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import mmap
 import os
-import pickle
 import sys
 from typing import Any, BinaryIO
 
@@ -60,6 +59,8 @@ def _strace_grouped(buf: Any, path: str) -> dict[str, Any]:
         bounds.append(n if cut < 0 else cut + 1)
     bounds.append(n)
     children: list[tuple[int, int]] = []
+    if jobs > 1:
+        import pickle  # only the parallel path needs it
     try:
         for j in range(1, jobs):
             r, w = os.pipe()
