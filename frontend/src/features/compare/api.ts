@@ -1,6 +1,6 @@
 // Server state of the compare feature: live comparisons, saved snapshots (/c/:shortId), public share
 // views (/s/:token), their overlays, and the notes, decisions and share links written from the page.
-import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, type Schemas, unwrap } from "@/api/client";
 
 export type CompareReply = Schemas["CompareReply"];
@@ -68,6 +68,8 @@ export function liveCompareQueryOptions(slug: string, experiments: string[], bas
         }),
       ),
     enabled: experiments.length > 0,
+    // Switching the baseline keeps the table on screen until the new one arrives.
+    placeholderData: keepPreviousData,
     staleTime: 30_000,
   });
 }

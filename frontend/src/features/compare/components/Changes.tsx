@@ -91,7 +91,11 @@ function ChangeSetView({ cs, onDecide }: { cs: ChangeSet; onDecide?: (k: KnobPic
         </p>
       )}
       {differing.map((f) => (
-        <details key={`${f.kind}:${f.role}:${f.name}`} className="cmp-file" open={f.status === "changed" && f.kind !== "host_facts"}>
+        <details
+          key={`${f.kind}:${f.role}:${f.name}`}
+          className="cmp-file"
+          open={f.status === "changed" && f.kind !== "host_facts"}
+        >
           <summary>
             <span className="mono">{f.name}</span>
             <span className="faint">{f.role}</span>

@@ -47,10 +47,9 @@ export function ComparePage() {
     experiments: state.experiments,
     baseline: state.baseline,
   };
-  const back = `/p/${slug}?${state.experiments
-    .map((e) => (/^\d+$/.test(e) ? `sel=${e}` : ""))
-    .filter(Boolean)
-    .join("&")}`;
+  // Back to the history with the same experiments ticked (the history selects by id).
+  const ids = reply?.columns.map((c) => c.id) ?? state.experiments.filter((e) => /^\d+$/.test(e));
+  const back = `/p/${slug}?${ids.map((id) => `sel=${id}`).join("&")}`;
 
   const doSave = async (title: string) => {
     if (!reply) throw new Error("nothing to save");

@@ -53,6 +53,7 @@ export function ValueCell({ cell, unit, direction, isBaseline, confidence, compa
           <span className={`cmp-change ${toneClass(tone)}`} title={interval}>
             {formatChange(cell.delta_pct)}
             <span aria-hidden="true"> {changeArrow(cell.delta_pct)}</span>
+            <span className="sr-only"> {interval}</span>
           </span>
         ) : null}
       </div>
