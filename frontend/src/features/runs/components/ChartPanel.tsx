@@ -138,7 +138,8 @@ export function ChartPanel({ runId, chart, domain, live, poll, annotations, onEx
               downsampled
             </span>
           ) : null}
-          {data.isFetching && !data.isPending ? (
+          {/* While live the charts refresh every second; a dot then would only flicker. */}
+          {data.isFetching && !data.isPending && !live ? (
             <span className="chart-fetching" role="status" aria-label="Updating" />
           ) : null}
           {multi && hiddenCount > 0 ? (
