@@ -363,3 +363,13 @@ def test_chartable_metrics_have_units() -> None:
     )
     # every per-process metric is a column pidstat can print
     assert set(pidstat.METRICS) - {key for key, _ in pidstat.COLUMNS.values()} == set()
+
+
+def test_strace_log_with_a_pathological_line_stays_fast() -> None:
+    import time
+
+    text = "readv(3, [], 1) = 0\n" + "x(" * 100_000 + "\n" + "writev(4, [], 1) = 7\n"
+    t0 = time.perf_counter()
+    r = parse("strace", text)
+    assert time.perf_counter() - t0 < 5
+    assert r["syscalls"]["writev"]["returns"] == {"7": 1} and r["unparsed_lines"] == 1

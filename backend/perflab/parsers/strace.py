@@ -193,20 +193,21 @@ def group_lines(pieces: Iterable[str | bytes]) -> tuple[Groups, int]:
     groups: Groups = Counter()
     nlines = 0
     for piece in pieces:
-        if isinstance(piece, str):
-            if "\x00" in piece:
-                g, n = _group_sliced([piece])
-                groups.update(g)
-                nlines += n
-                continue
-            reduced: Any = _ARGS_STR.sub("(\x00", piece).split("\n")
-        else:
-            if b"\x00" in piece:
-                g, n = _group_sliced([piece])
-                groups.update(g)
-                nlines += n
-                continue
-            reduced = _ARGS_BYTES.sub(b"(\x00", piece).split(b"\n")
+        text = isinstance(piece, str)
+        nul: Any = "\x00" if text else b"\x00"
+        paren: Any = "(" if text else b"("
+        newline: Any = "\n" if text else b"\n"
+        # The pattern retries at every '(' of a line without ' = ' after it: fine for strace's
+        # few parentheses per line, quadratic for a line of thousands (junk, paren-heavy data of
+        # an unfinished call). Pieces that dense in '(', and pieces holding the NUL separator,
+        # take the linear path.
+        if nul in piece or piece.count(paren) > len(piece) // 32 + 256:
+            g, n = _group_sliced([piece])
+            groups.update(g)
+            nlines += n
+            continue
+        pattern: Any = _ARGS_STR if text else _ARGS_BYTES
+        reduced: Any = pattern.sub("(\x00" if text else b"(\x00", piece).split(newline)
         if reduced and not reduced[-1]:
             reduced.pop()
         nlines += len(reduced)
