@@ -100,6 +100,8 @@ def test_unknown_experiments_and_empty_selections_are_clear_errors(client: TestC
     slug = project["slug"]
     r = client.get(f"/api/projects/{slug}/compare", params={"baseline": "nope", "experiments": ["x"]})
     assert r.status_code == 404 and "nope" in r.json()["detail"]
+    r = client.get(f"/api/projects/{slug}/compare", params={"baseline": "1" * 40, "experiments": ["x"]})
+    assert r.status_code == 404
     r = client.get(f"/api/projects/{slug}/compare", params={"baseline": "nope"})
     assert r.status_code == 422 and r.json()["error"] == "validation_error"
 

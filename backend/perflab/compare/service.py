@@ -127,7 +127,8 @@ class Selection:
 def find_experiments(session: Session, *, project: Project, refs: Sequence[str]) -> list[Experiment]:
     """Experiments by name, or by id when no experiment has that name; order kept, duplicates dropped."""
     wanted = [r.strip() for r in refs if r and r.strip()]
-    ids = [int(r) for r in wanted if r.isdigit()]
+    # Only what fits a bigint can be an id; anything longer is a name (or unknown).
+    ids = [int(r) for r in wanted if r.isdigit() and len(r) <= 18]
     rows = list(
         session.scalars(
             select(Experiment).where(
@@ -139,7 +140,7 @@ def find_experiments(session: Session, *, project: Project, refs: Sequence[str])
     by_id = {e.id: e for e in rows}
     out: list[Experiment] = []
     for ref in wanted:
-        exp = by_name.get(ref) or (by_id.get(int(ref)) if ref.isdigit() else None)
+        exp = by_name.get(ref) or (by_id.get(int(ref)) if ref.isdigit() and len(ref) <= 18 else None)
         if exp is None:
             raise NotFound(f"project {project.slug!r} has no experiment {ref!r}")
         if exp not in out:
