@@ -155,8 +155,11 @@ class Daemon:
         previous = None
         while not self.stop_event.is_set():
             started = time.monotonic()
-            resp = self.client.call("GET", "/api/agent/poll",
-                                    query={"agent_id": self.agent_id, "timeout": int(self.poll_timeout)},
+            query = {"agent_id": self.agent_id, "timeout": int(self.poll_timeout)}
+            if previous is not None:
+                # What we already know: the server holds its answer until something differs from it.
+                query["known"] = known_runs(previous)
+            resp = self.client.call("GET", "/api/agent/poll", query=query,
                                     timeout=self.poll_timeout + POLL_HTTP_MARGIN_S, stop=self.stop_event,
                                     retry_auth=True, what="poll")
             if resp.status == 404:
@@ -393,6 +396,12 @@ class RunCapture:
     def _queue_profile(self, path):
         d = self.daemon
         d.spool.add_upload(f"/api/runs/{self.run_id}/profiles", profile_query(d.role), body_file=path)
+
+
+def known_runs(runs):
+    """The poll answer in the compact form the server compares against: "run_id:state,..." sorted."""
+    pairs = sorted("%s:%s" % (r.get("run_id"), r.get("state")) for r in runs if isinstance(r, dict))
+    return ",".join(pairs)
 
 
 # ---------------------------------------------------------------- daemon --test

@@ -231,3 +231,40 @@ def test_poll_tells_a_daemon_about_waiting_and_ended_runs(app: Any, agent_token:
     assert proxy.c.get("/api/agent/poll", params={"agent_id": AGENT, "timeout": 0}).json()["runs"] == []
 
 
+
+
+def test_poll_holds_its_answer_while_nothing_changed_for_the_daemon(app: Any, agent_token: str) -> None:
+    proxy = Agent(app, agent_token)
+    proxy.hello()
+    run_id = _run(proxy)
+    first = proxy.c.get("/api/agent/poll", params={"agent_id": AGENT, "timeout": 5}).json()["runs"]
+    known = ",".join(f"{r['run_id']}:{r['state']}" for r in first)
+    t0 = time.monotonic()
+    same = proxy.c.get("/api/agent/poll", params={"agent_id": AGENT, "timeout": 2, "known": known}).json()["runs"]
+    assert time.monotonic() - t0 >= 1.5 and same == first
+    proxy.c.post(f"/api/agent/runs/{run_id}/start", json={})
+    t0 = time.monotonic()
+    changed = proxy.c.get("/api/agent/poll", params={"agent_id": AGENT, "timeout": 5, "known": known}).json()["runs"]
+    assert time.monotonic() - t0 < 2 and changed[0]["state"] == "running"
+
+
+def test_a_batch_split_in_parts_is_stored_once_all_parts_arrived(app: Any, agent_token: str, session: Any) -> None:
+    agent = Agent(app, agent_token)
+    agent.hello()
+    whole_run, parts_run = _run(agent), _run(agent)
+    vm = CAPTURE / "default" / "run2" / "vmstat.txt"
+    lines = _lines(vm, time.time())
+    whole = _batches("vmstat", "vmstat", "proxy", whole_run, lines, len(lines))
+    agent.send(whole)
+    third = len(lines) // 3 + 1
+    parts = [{"run_id": parts_run, "stream": "vmstat", "source": "vmstat", "role": "proxy", "seq": 1,
+              "lines": lines[i * third:(i + 1) * third], "closed": i == 2, "part": i, "parts": 3} for i in range(3)]
+    assert agent.send([parts[2]]).status_code == 200
+    assert agent.send([parts[0], parts[2]]).status_code == 200  # a part sent twice is harmless
+    session.commit()
+    assert _state(session, parts_run)["chunks"] == 0
+    agent.send([parts[1]])
+    session.commit()
+    assert _state(session, parts_run) == _state(session, whole_run)
+    r = agent.send([{**parts[0], "part": 3}])
+    assert r.status_code == 422

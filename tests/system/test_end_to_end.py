@@ -56,6 +56,8 @@ def test_a_run_on_loopback_is_captured_whole(database_url: str, db_engine: Any, 
     kinds = {(s["role"], s["kind"]) for s in detail["summaries"]}
     assert ("loadgen", "wrk") in kinds or any(k == "wrk" for _, k in kinds)
     assert any(k == "strace-c" for _, k in kinds), kinds
+    averages = next(s["data"] for s in detail["summaries"] if s["kind"] == "pidstat-averages")
+    assert averages["averages"] and all(a["command"] == "nginx" for a in averages["averages"])
     wrk = next(s["data"] for s in detail["summaries"] if s["kind"] == "wrk")
     assert wrk["requests_per_sec"] > 100 and wrk["latency_percentiles_ms"]["99"] > 0
     assert detail["headline"]["requests_per_sec"] == wrk["requests_per_sec"]

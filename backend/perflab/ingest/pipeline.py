@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -257,14 +257,36 @@ def finish_stream(session: Session, stream: Stream, run: Run) -> None:
             run.headline = headline_from_wrk(data)
     elif stream.source == "pidstat":
         state = (stream.parser_state or {}).get("parser")
+        averages: list[dict[str, Any]] = []
         if state:
             parser = type(parsers.line_parser("pidstat")).from_state(state)
             parser.finish()
-            averages = getattr(parser, "averages", [])
-            if averages:
-                session.add(Summary(run_id=run.id, stream_id=stream.id, role=stream.role, kind="pidstat-averages",
-                                    data={"averages": averages}, warnings=[]))
+            averages = list(getattr(parser, "averages", []))
+        source = "pidstat"
+        if not averages:
+            # `pidstat -h` (what the agent runs) prints no Average lines: average the rows, as pidstat would.
+            averages = averages_from_rows(session, stream)
+            source = "rows"
+        if averages:
+            session.add(Summary(run_id=run.id, stream_id=stream.id, role=stream.role, kind="pidstat-averages",
+                                data={"averages": averages, "computed_from": source}, warnings=[]))
     refresh_series_stats(session, stream, run)
+
+
+def averages_from_rows(session: Session, stream: Stream) -> list[dict[str, Any]]:
+    """Per process, the mean of every pidstat metric over the run (pidstat's own Average semantics)."""
+    rows = session.execute(
+        select(Series.labels, Series.metric, func.avg(Sample.value))
+        .join(Sample, (Sample.series_id == Series.id) & (Sample.run_id == Series.run_id))
+        .where(Series.stream_id == stream.id)
+        .group_by(Series.id)
+    ).all()
+    by_proc: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for labels, metric, mean in rows:
+        key = (labels.get("command"), labels.get("pid"), labels.get("tid"))
+        entry = by_proc.setdefault(key, {k: v for k, v in labels.items()})
+        entry[metric] = round(float(mean), 2)
+    return sorted(by_proc.values(), key=lambda e: (str(e.get("command")), e.get("pid") or 0))
 
 
 def headline_from_wrk(data: dict[str, Any]) -> dict[str, Any]:

@@ -58,14 +58,22 @@ def _poll_once(token: AgentToken, agent_id: str) -> list[dict]:  # type: ignore[
 
 @router.get("/api/agent/poll", response_model=PollReply)
 async def poll(
-    token: IngestToken, agent_id: Annotated[str, Query(min_length=8, max_length=64)], timeout: float = 25
+    token: IngestToken,
+    agent_id: Annotated[str, Query(min_length=8, max_length=64)],
+    timeout: float = 25,
+    known: Annotated[str | None, Query(max_length=20000)] = None,
 ) -> PollReply:
-    # Async so that idle daemons waiting here hold no worker thread.
+    """Long poll: answers as soon as the runs differ from what the daemon says it `known`s.
+
+    Without `known`, any waiting, running or ended run is news. Async so that idle daemons waiting
+    here hold no worker thread.
+    """
     deadline = time.monotonic() + max(0.0, min(timeout, POLL_MAX_S))
     while True:
         runs = await run_in_threadpool(_poll_once, token, agent_id)
-        actionable = [r for r in runs if r["state"] in ("waiting", "running", "ended")]
-        if actionable or time.monotonic() >= deadline:
+        current = ",".join(sorted(f"{r['run_id']}:{r['state']}" for r in runs))
+        news = current != known if known is not None else bool(runs)
+        if news or time.monotonic() >= deadline:
             return PollReply(server_time=time.time(), runs=runs)  # type: ignore[arg-type]
         await asyncio.sleep(0.5)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 NAME = r"^[A-Za-z0-9_.:@/+-]{1,200}$"
 
@@ -114,6 +114,17 @@ class Batch(BaseModel):
     dropped: int = Field(default=0, ge=0)
     closed: bool = False
     error: str | None = Field(default=None, max_length=10000)
+    # Set when the agent re-split a sealed batch after a 413: part `part` of `parts` of this seq.
+    part: int | None = Field(default=None, ge=0)
+    parts: int | None = Field(default=None, ge=1, le=4096)
+
+    @model_validator(mode="after")
+    def _part_in_range(self) -> Batch:
+        if (self.part is None) != (self.parts is None):
+            raise ValueError("part and parts go together")
+        if self.part is not None and self.parts is not None and self.part >= self.parts:
+            raise ValueError(f"part {self.part} is not below parts {self.parts}")
+        return self
 
 
 class BatchRequest(BaseModel):

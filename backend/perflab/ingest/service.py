@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -17,7 +19,7 @@ from perflab.hosts.service import ONLINE_WINDOW
 from perflab.ingest import pipeline
 from perflab.ingest.schemas import Batch, Hello, Join, RunCreate
 from perflab.projects.models import Project
-from perflab.runs.models import RawChunk, Run, RunHost, Stream
+from perflab.runs.models import RawChunk, RawChunkPart, Run, RunHost, Stream
 from perflab.tokens.models import AgentToken
 
 # Streams still open this long after the load finished make the run partial.
@@ -232,8 +234,16 @@ def ingest(session: Session, *, token: AgentToken, agent_id: str, batches: list[
     touched: dict[int, Stream] = {}
     fresh: dict[int, dict[int, list[Any]]] = {}
     # Lock streams in a stable order so two requests never deadlock.
-    for batch in sorted(batches, key=lambda b: (str(b.run_id), b.stream, b.seq)):
-        stream = _stream_for(session, token=token, agent_id=agent_id, batch=batch, cache=cache, hosts=hosts)
+    for sent in sorted(batches, key=lambda b: (str(b.run_id), b.stream, b.seq, b.part or 0)):
+        stream = _stream_for(session, token=token, agent_id=agent_id, batch=sent, cache=cache, hosts=hosts)
+        if sent.parts is not None and sent.parts > 1:
+            whole = _assemble_part(session, stream=stream, batch=sent)
+            if whole is None:
+                acks.append({"run_id": sent.run_id, "stream": sent.stream, "seq": sent.seq, "duplicate": False})
+                continue
+            batch = whole
+        else:
+            batch = sent
         inserted = session.execute(
             insert(RawChunk).values(
                 run_id=batch.run_id, stream_id=stream.id, seq=batch.seq, received_at=now(),
@@ -269,6 +279,35 @@ def ingest(session: Session, *, token: AgentToken, agent_id: str, batches: list[
         evaluate(session, run=run)
     session.flush()
     return acks
+
+
+def _assemble_part(session: Session, *, stream: Stream, batch: Batch) -> Batch | None:
+    """Keep one part of a split batch; once all `parts` are here, return the whole batch (else None)."""
+    assert batch.part is not None and batch.parts is not None
+    if session.get(RawChunk, (batch.run_id, stream.id, batch.seq)) is not None:
+        return batch.model_copy(update={"part": None, "parts": None})  # stored already: a duplicate
+    payload = {"lines": batch.lines, "dropped": batch.dropped, "closed": batch.closed, "error": batch.error}
+    session.execute(insert(RawChunkPart).values(
+        run_id=batch.run_id, stream_id=stream.id, seq=batch.seq, parts=batch.parts, part=batch.part,
+        data_gz=gzip.compress(json.dumps(payload).encode(), compresslevel=3),
+    ).on_conflict_do_nothing())
+    rows = session.execute(
+        select(RawChunkPart.part, RawChunkPart.data_gz).where(
+            RawChunkPart.run_id == batch.run_id, RawChunkPart.stream_id == stream.id,
+            RawChunkPart.seq == batch.seq, RawChunkPart.parts == batch.parts).order_by(RawChunkPart.part)
+    ).all()
+    if len(rows) < batch.parts:
+        return None
+    pieces: list[Any] = [json.loads(gzip.decompress(data)) for _, data in rows]
+    session.execute(delete(RawChunkPart).where(
+        RawChunkPart.run_id == batch.run_id, RawChunkPart.stream_id == stream.id, RawChunkPart.seq == batch.seq))
+    return batch.model_copy(update={
+        "lines": [tuple(line) for p in pieces for line in p["lines"]],
+        "dropped": max(p["dropped"] for p in pieces),
+        "closed": any(p["closed"] for p in pieces),
+        "error": next((p["error"] for p in pieces if p["error"]), None),
+        "part": None, "parts": None,
+    })
 
 
 def evaluate(session: Session, *, run: Run) -> None:

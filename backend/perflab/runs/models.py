@@ -118,6 +118,24 @@ class RawChunk(Base):
     data_gz: Mapped[bytes] = mapped_column(LargeBinary)
 
 
+class RawChunkPart(Base):
+    """One part of a batch the agent had to split after a 413; stored as its seq once all parts are here."""
+
+    __tablename__ = "raw_chunk_part"
+    __table_args__ = (
+        PrimaryKeyConstraint("run_id", "stream_id", "seq", "parts", "part"),
+        ForeignKeyConstraint(["stream_id"], ["stream.id"], ondelete="CASCADE"),
+    )
+
+    run_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), ForeignKey("run.id", ondelete="CASCADE"))
+    stream_id: Mapped[int] = mapped_column(BigInteger)
+    seq: Mapped[int] = mapped_column(BigInteger)
+    parts: Mapped[int] = mapped_column(Integer)
+    part: Mapped[int] = mapped_column(Integer)
+    # The part's batch fields (lines, dropped, closed, error) as sent.
+    data_gz: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class Series(Base):
     __tablename__ = "series"
     __table_args__ = (UniqueConstraint("run_id", "stream_id", "key"),)
