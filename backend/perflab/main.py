@@ -32,6 +32,13 @@ PUBLIC_ROUTES = {
 }
 
 
+SHARE_PAGE_HEADERS = {
+    "Cache-Control": "private, no-store",
+    "Referrer-Policy": "no-referrer",
+    "X-Robots-Tag": "noindex",
+}
+
+
 def _operation_id(route: APIRoute) -> str:
     tag = route.tags[0] if route.tags else "default"
     return f"{tag}-{route.name}"
@@ -129,6 +136,9 @@ def create_app() -> FastAPI:
             candidate = (dist / path).resolve()
             if path and candidate.is_file() and candidate.is_relative_to(dist.resolve()):
                 return FileResponse(candidate)
+            if path.startswith("s/"):
+                # The public share page: its URL carries the token, so it must not leak or be kept.
+                return FileResponse(index, headers=SHARE_PAGE_HEADERS)
             return FileResponse(index, headers={"Cache-Control": "no-cache"})
 
     app.add_middleware(SecurityHeadersMiddleware)

@@ -41,7 +41,8 @@ def test_migrations_down_and_up_again(engine: Engine, database_url: str) -> None
 
 def test_every_growing_table_carries_run_id(engine: Engine) -> None:
     # Citus distributes by run_id: every table that grows with run data must have it.
-    growing = {"raw_chunk", "series", "sample", "summary", "stream", "run_host"}
+    growing = {"raw_chunk", "raw_chunk_part", "series", "sample", "summary", "stream", "run_host", "profile",
+               "profile_function"}
     for table in growing:
         cols = {c["name"] for c in inspect(engine).get_columns(table)}
         assert "run_id" in cols, table

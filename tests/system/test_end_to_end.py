@@ -69,6 +69,8 @@ def test_a_run_on_loopback_is_captured_whole(database_url: str, db_engine: Any, 
         "JOIN raw_chunk c ON c.stream_id = s.id WHERE s.run_id = :r GROUP BY s.name, s.lines"), {"r": run_id}).all()
     for name, n, max_seq, line_sum, lines in rows:
         assert n == max_seq and line_sum == lines, name
+    profiles = session.execute(text("SELECT format, unit, total FROM profile WHERE run_id = :r"), {"r": run_id}).all()
+    assert len(profiles) == 1 and profiles[0][0] == "perf-script" and profiles[0][2] > 0, profiles
     artifacts = session.execute(text("SELECT kind, name FROM artifact WHERE run_id = :r"), {"r": run_id}).all()
     assert any(k == "config" and "proxy.conf" in n for k, n in artifacts), artifacts
     assert any(k == "sysctl" for k, _ in artifacts), artifacts
