@@ -45,7 +45,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Poll */
+        /**
+         * Poll
+         * @description Long poll: answers as soon as the runs differ from what the daemon says it `known`s.
+         *
+         *     Without `known`, any waiting, running or ended run is news. Async so that idle daemons waiting
+         *     here hold no worker thread.
+         */
         get: operations["agent-poll"];
         put?: never;
         post?: never;
@@ -468,6 +474,114 @@ export interface paths {
         patch: operations["notes-update_note"];
         trace?: never;
     };
+    "/api/profiles/{profile_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Profile */
+        get: operations["profiles-get_profile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profiles/{profile_id}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Diff
+         * @description ``profile`` is the baseline; ``other`` is scaled to its total (see ``factor``).
+         */
+        get: operations["profiles-get_diff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profiles/{profile_id}/folded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download Folded
+         * @description The stacks as folded text (flamegraph.pl's input), a download like the original.
+         */
+        get: operations["profiles-download_folded"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profiles/{profile_id}/functions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Functions */
+        get: operations["profiles-get_functions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profiles/{profile_id}/original": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download Original */
+        get: operations["profiles-download_original"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profiles/{profile_id}/tree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Tree */
+        get: operations["profiles-get_tree"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects": {
         parameters: {
             query?: never;
@@ -713,6 +827,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{slug}/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Project Profiles */
+        get: operations["profiles-list_project_profiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{slug}/runs": {
         parameters: {
             query?: never;
@@ -796,6 +927,28 @@ export interface paths {
         get: operations["series-run_events"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Run Profiles */
+        get: operations["profiles-list_run_profiles"];
+        put?: never;
+        /**
+         * Upload Profile
+         * @description The body is the file as it is (folded, perf script, flamegraph.pl SVG, sample-bt), gzip
+         *     or not. 422 names the line that is wrong; 413 when it is too large once decompressed.
+         */
+        post: operations["profiles-upload_profile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -983,6 +1136,10 @@ export interface components {
                 number,
                 string
             ][];
+            /** Part */
+            part?: number | null;
+            /** Parts */
+            parts?: number | null;
             /** Role */
             role: string;
             /**
@@ -1441,6 +1598,29 @@ export interface components {
             /** Exit Code */
             exit_code?: number | null;
         };
+        /** FunctionRow */
+        FunctionRow: {
+            /** Name */
+            name: string;
+            /** Self Value */
+            self_value: number;
+            /** Total Value */
+            total_value: number;
+        };
+        /** FunctionTable */
+        FunctionTable: {
+            /** Functions */
+            functions: components["schemas"]["FunctionRow"][];
+            /**
+             * Profile Id
+             * Format: uuid
+             */
+            profile_id: string;
+            /** Total */
+            total: number;
+            /** Unit */
+            unit: string;
+        };
         /** HTTPValidationError */
         HTTPValidationError: {
             /** Detail */
@@ -1891,6 +2071,116 @@ export interface components {
             state: string;
             /** Wait For Roles */
             wait_for_roles: string[];
+        };
+        /**
+         * ProfileCreated
+         * @description What an upload answers (also what `perflab-agent upload --json` prints).
+         */
+        ProfileCreated: {
+            /** Format */
+            format: string;
+            /** Frames */
+            frames: number;
+            /** Lossy */
+            lossy: boolean;
+            /**
+             * Profile Id
+             * Format: uuid
+             */
+            profile_id: string;
+            /** Total */
+            total: number;
+            /** Unit */
+            unit: string;
+            /** Warnings */
+            warnings: string[];
+        };
+        /**
+         * ProfileDiff
+         * @description Both profiles in one tree: nodes are [name_idx, parent_idx, self_base, total_base,
+         *     self_other, total_other] (raw counts); factor = base_total / other_total scales the other
+         *     to the base's total. Functions are sorted by the size of their normalised total change.
+         */
+        ProfileDiff: {
+            /** Base Total */
+            base_total: number;
+            /** Factor */
+            factor: number;
+            /** Functions */
+            functions: {
+                [key: string]: string | number;
+            }[];
+            /** Names */
+            names: string[];
+            /** Nodes */
+            nodes: number[][];
+            /** Other Total */
+            other_total: number;
+            /** Unit */
+            unit: string;
+        };
+        /** ProfileRead */
+        ProfileRead: {
+            /** Artifact Id */
+            artifact_id: number | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Event */
+            event: string | null;
+            /** Experiment Id */
+            experiment_id?: number | null;
+            /** Experiment Name */
+            experiment_name?: string | null;
+            /** Format */
+            format: string;
+            /** Frames */
+            frames: number;
+            /** Lossy */
+            lossy: boolean;
+            /** Name */
+            name: string;
+            /**
+             * Profile Id
+             * Format: uuid
+             */
+            profile_id: string;
+            /** Role */
+            role: string;
+            /**
+             * Run Id
+             * Format: uuid
+             */
+            run_id: string;
+            /** Run Label */
+            run_label?: string | null;
+            /** Stacks */
+            stacks: number;
+            /** Tolerance */
+            tolerance: number | null;
+            /** Total */
+            total: number;
+            /** Unit */
+            unit: string;
+            /** Warnings */
+            warnings: string[];
+        };
+        /**
+         * ProfileTree
+         * @description The merged call tree: nodes are [name_idx, self, total, parent_idx] in pre-order, node 0
+         *     the root "all" (parent -1); siblings sorted by name.
+         */
+        ProfileTree: {
+            /** Names */
+            names: string[];
+            /** Nodes */
+            nodes: number[][];
+            /** Total */
+            total: number;
+            /** Unit */
+            unit: string;
         };
         /** ProjectCreate */
         ProjectCreate: {
@@ -2694,6 +2984,7 @@ export interface operations {
             query: {
                 agent_id: string;
                 timeout?: number;
+                known?: string | null;
             };
             header?: never;
             path?: never;
@@ -3637,6 +3928,194 @@ export interface operations {
             };
         };
     };
+    "profiles-get_profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "profiles-get_diff": {
+        parameters: {
+            query: {
+                /** @description the profile to compare with */
+                other: string;
+            };
+            header?: never;
+            path: {
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileDiff"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "profiles-download_folded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "profiles-get_functions": {
+        parameters: {
+            query?: {
+                order?: "total" | "self";
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunctionTable"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "profiles-download_original": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "profiles-get_tree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileTree"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "projects-list_projects": {
         parameters: {
             query?: never;
@@ -4348,6 +4827,37 @@ export interface operations {
             };
         };
     };
+    "profiles-list_project_profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "runs-list_project_runs": {
         parameters: {
             query?: {
@@ -4529,6 +5039,73 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "profiles-list_run_profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "profiles-upload_profile": {
+        parameters: {
+            query?: {
+                name?: string;
+                role?: string;
+                /** @description what a count is; perf: samples or periods */
+                unit?: string | null;
+            };
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileCreated"];
                 };
             };
             /** @description Validation Error */

@@ -1,39 +1,14 @@
 // Profiles on the server: metadata, the merged tree, the diff of two, lists, and the upload (raw bytes,
 // any supported format, with progress). Trees arrive as compact JSON and are turned into the flame graph
-// model once per query, in `select`-free queryFns so the cache holds the model itself.
+// model inside the queryFn, so the cache holds the model and every view shares one copy.
 import { queryOptions } from "@tanstack/react-query";
-import { CSRF_COOKIE, CSRF_HEADER } from "@/api/client";
+import { api, CSRF_COOKIE, CSRF_HEADER, type Schemas, unwrap } from "@/api/client";
 import { ApiError } from "@/lib/api-error";
 import { readCookie } from "@/lib/cookies";
-import {
-  type ApiDiff,
-  type ApiTree,
-  type DiffTree,
-  type FrameTree,
-  fromApiDiff,
-  fromApiTree,
-} from "@/lib/flamegraph";
+import { type DiffTree, type FrameTree, fromApiDiff, fromApiTree } from "@/lib/flamegraph";
 
-export interface ProfileMeta {
-  profile_id: string;
-  run_id: string;
-  name: string;
-  role: string | null;
-  format: string;
-  unit: string;
-  event?: string | null;
-  total: number;
-  frames: number;
-  lossy: boolean;
-  tolerance?: number | null;
-  warnings?: string[];
-  created_at?: string;
-  experiment_id?: number | null;
-  experiment_name?: string | null;
-  run_label?: string | null;
-}
-
-export type UploadResult = Pick<ProfileMeta, "profile_id" | "format" | "unit" | "total" | "frames" | "lossy">;
+export type ProfileMeta = Schemas["ProfileRead"];
+export type UploadResult = Schemas["ProfileCreated"];
 
 export const profileKeys = {
   all: ["profiles"] as const,
@@ -44,35 +19,13 @@ export const profileKeys = {
   project: (slug: string) => ["profiles", "project", slug] as const,
 };
 
-async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(path, { credentials: "same-origin", signal, headers: { Accept: "application/json" } });
-  } catch (e) {
-    if (e instanceof DOMException && e.name === "AbortError") throw e;
-    throw ApiError.network(e);
-  }
-  const body = await readBody(res);
-  if (!res.ok) throw ApiError.fromResponse(res, body);
-  return body as T;
-}
-
-async function readBody(res: Response): Promise<unknown> {
-  const text = await res.text();
-  if (!text) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
+const byId = (id: string) => ({ params: { path: { profile_id: id } } });
 const enc = encodeURIComponent;
 
 export function profileQueryOptions(id: string) {
   return queryOptions({
     queryKey: profileKeys.meta(id),
-    queryFn: ({ signal }) => getJson<ProfileMeta>(`/api/profiles/${enc(id)}`, signal),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/profiles/{profile_id}", { ...byId(id), signal })),
     staleTime: Number.POSITIVE_INFINITY, // a stored profile never changes
   });
 }
@@ -81,7 +34,7 @@ export function profileTreeQueryOptions(id: string) {
   return queryOptions({
     queryKey: profileKeys.tree(id),
     queryFn: async ({ signal }): Promise<FrameTree> =>
-      fromApiTree(await getJson<ApiTree>(`/api/profiles/${enc(id)}/tree`, signal)),
+      fromApiTree(await unwrap(api.GET("/api/profiles/{profile_id}/tree", { ...byId(id), signal }))),
     staleTime: Number.POSITIVE_INFINITY,
     enabled: !!id,
   });
@@ -91,7 +44,14 @@ export function profileDiffQueryOptions(base: string, other: string) {
   return queryOptions({
     queryKey: profileKeys.diff(base, other),
     queryFn: async ({ signal }): Promise<DiffTree> =>
-      fromApiDiff(await getJson<ApiDiff>(`/api/profiles/${enc(base)}/diff?other=${enc(other)}`, signal)),
+      fromApiDiff(
+        await unwrap(
+          api.GET("/api/profiles/{profile_id}/diff", {
+            params: { path: { profile_id: base }, query: { other } },
+            signal,
+          }),
+        ),
+      ),
     staleTime: Number.POSITIVE_INFINITY,
     enabled: !!base && !!other,
   });
@@ -100,14 +60,16 @@ export function profileDiffQueryOptions(base: string, other: string) {
 export function runProfilesQueryOptions(runId: string) {
   return queryOptions({
     queryKey: profileKeys.run(runId),
-    queryFn: ({ signal }) => getJson<ProfileMeta[]>(`/api/runs/${enc(runId)}/profiles`, signal),
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/runs/{run_id}/profiles", { params: { path: { run_id: runId } }, signal })),
   });
 }
 
 export function projectProfilesQueryOptions(slug: string) {
   return queryOptions({
     queryKey: profileKeys.project(slug),
-    queryFn: ({ signal }) => getJson<ProfileMeta[]>(`/api/projects/${enc(slug)}/profiles`, signal),
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/projects/{slug}/profiles", { params: { path: { slug } }, signal })),
   });
 }
 
@@ -121,6 +83,8 @@ export interface UploadArgs {
   file: Blob;
   name: string;
   role?: string;
+  /** What a count is, when the file cannot say (folded stacks): "samples", "nanoseconds", ... */
+  unit?: string;
   onProgress?: (loaded: number, total: number) => void;
   signal?: AbortSignal;
 }
@@ -134,11 +98,13 @@ export function uploadProfile({
   file,
   name,
   role,
+  unit,
   onProgress,
   signal,
 }: UploadArgs): Promise<UploadResult> {
   const q = new URLSearchParams({ name });
   if (role) q.set("role", role);
+  if (unit) q.set("unit", unit);
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", `/api/runs/${enc(runId)}/profiles?${q}`);

@@ -26,6 +26,11 @@ export interface FlameGraphProps {
   onHover?: (node: number | null) => void;
 }
 
+/** Tall enough to show most of a deep graph without scrolling, on any screen. */
+export function graphHeight(): number {
+  return Math.max(420, Math.round((typeof window === "undefined" ? 900 : window.innerHeight) * 0.75));
+}
+
 interface Hover {
   node: number;
   x: number;

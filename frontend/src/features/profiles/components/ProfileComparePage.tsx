@@ -33,7 +33,7 @@ import { COMPARE_DEFAULTS, type CompareState, readCompareState, withZoom } from 
 import { profileLabel } from "./ComparePicker";
 import { DiffFunctionTable } from "./DiffFunctionTable";
 import { FlameBreadcrumb } from "./FlameBreadcrumb";
-import { FlameGraph } from "./FlameGraph";
+import { FlameGraph, graphHeight } from "./FlameGraph";
 import { DiffTooltip, FrameTooltip } from "./FrameTooltip";
 import { SearchBox } from "./SearchBox";
 import { Segmented } from "./Segmented";
@@ -232,7 +232,7 @@ function CompareBody({ state }: { state: CompareState }) {
 function Normalisation({ diff }: { diff: DiffTree }) {
   const unit = diff.tree.unit;
   return (
-    <div className="alert alert-info flame-norm" role="note" data-testid="normalisation">
+    <div className="alert flame-note flame-norm" role="note" data-testid="normalisation">
       <span>
         <strong>Normalised:</strong> the other profile’s counts are scaled by{" "}
         <strong className="tabular">×{diff.factor.toFixed(4)}</strong> (base total{" "}
@@ -272,6 +272,7 @@ function DiffGraph({
         palette={palette}
         outline={search?.matched ?? null}
         onZoom={zoomTo}
+        maxHeight={graphHeight()}
         label="Differential flame graph"
         tooltip={(node) => <DiffTooltip diff={diff} node={node} />}
       />

@@ -30,6 +30,7 @@ export function ProfileUpload({ slug, runId }: Props) {
   const inputId = useId();
   const inputRef = useRef<HTMLInputElement>(null);
   const [role, setRole] = useState("");
+  const [unit, setUnit] = useState("");
   const [over, setOver] = useState(false);
   const [progress, setProgress] = useState<Progress | null>(null);
   const [done, setDone] = useState<(UploadResult & { name: string })[]>([]);
@@ -42,6 +43,7 @@ export function ProfileUpload({ slug, runId }: Props) {
         file,
         name,
         role: role.trim() || undefined,
+        unit: unit || undefined,
         onProgress: (loaded, total) => setProgress({ loaded, total }),
       });
       return { ...res, name };
@@ -106,6 +108,14 @@ export function ProfileUpload({ slug, runId }: Props) {
               placeholder="e.g. proxy"
             />
           </label>
+          <label className="field" style={{ flexDirection: "row", alignItems: "center", gap: 6 }}>
+            <span className="field-label">Counts are</span>
+            <select className="select" value={unit} onChange={(e) => setUnit(e.target.value)}>
+              <option value="">as the file says (samples for folded)</option>
+              <option value="samples">samples</option>
+              <option value="nanoseconds">nanoseconds (perf periods)</option>
+            </select>
+          </label>
         </div>
         {progress ? (
           <div className="upload-progress" role="status">
@@ -120,7 +130,7 @@ export function ProfileUpload({ slug, runId }: Props) {
       </section>
       {upload.error ? <ErrorBox error={upload.error} title="The server did not accept this profile" /> : null}
       {done.map((r) => (
-        <div className="alert alert-info" role="status" key={r.profile_id}>
+        <div className="alert flame-note" role="status" key={r.profile_id}>
           <span>
             <strong>{r.name}</strong> uploaded: {r.format}, {formatInt(r.frames)} frames,{" "}
             {formatValue(r.total, r.unit)}

@@ -16,7 +16,7 @@ import { useCompiledSearch, useSearchResult } from "../use-search";
 import { readViewState, VIEW_DEFAULTS, withZoom } from "../view-state";
 import { ComparePicker } from "./ComparePicker";
 import { FlameBreadcrumb } from "./FlameBreadcrumb";
-import { FlameGraph } from "./FlameGraph";
+import { FlameGraph, graphHeight } from "./FlameGraph";
 import { FrameTooltip } from "./FrameTooltip";
 import { FunctionTable } from "./FunctionTable";
 import { SandwichView } from "./SandwichView";
@@ -193,6 +193,7 @@ function ProfileBody({ tree }: { tree: FrameTree }) {
               orientation={view.mode}
               palette={palette}
               onZoom={zoomTo}
+              maxHeight={graphHeight()}
               label="Flame graph"
               tooltip={(node) => <FrameTooltip tree={tree} node={node} />}
             />

@@ -1,5 +1,5 @@
 // The regex search field: what matched ("matched 12.3%") or why the pattern is invalid, next to it.
-import { forwardRef } from "react";
+import { forwardRef, useEffect, useRef, useState } from "react";
 import { formatPct } from "../format";
 
 interface Props {
@@ -16,6 +16,16 @@ export const SearchBox = forwardRef<HTMLInputElement, Props>(function SearchBox(
   { value, onChange, matched, error, suffix },
   ref,
 ) {
+  // The field keeps its own text: the URL (the source of truth) updates in a transition, and a controlled
+  // input fed only from it would drop keystrokes typed before that transition lands.
+  const [text, setText] = useState(value);
+  const sent = useRef(value);
+  useEffect(() => {
+    if (value !== sent.current) {
+      sent.current = value;
+      setText(value);
+    }
+  }, [value]);
   return (
     <div className="flame-search">
       <label className="sr-only" htmlFor="flame-search">
@@ -27,12 +37,16 @@ export const SearchBox = forwardRef<HTMLInputElement, Props>(function SearchBox(
         className="input mono"
         type="search"
         placeholder="Search frames (regex)   press /"
-        value={value}
+        value={text}
         spellCheck={false}
         autoComplete="off"
         aria-invalid={error ? true : undefined}
         aria-describedby="flame-search-status"
-        onChange={(e) => onChange(e.target.value)}
+        onChange={(e) => {
+          sent.current = e.target.value;
+          setText(e.target.value);
+          onChange(e.target.value);
+        }}
         onKeyDown={(e) => {
           if (e.key === "Escape") e.currentTarget.blur();
         }}
