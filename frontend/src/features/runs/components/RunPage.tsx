@@ -98,13 +98,18 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
                 {run.id}
               </div>
             </div>
-            <div className="actions" data-testid="run-status">
-              <StatusBadge status={run.status} />
-              {live && isNum(duration) ? (
-                <span className="num muted" title="Elapsed since the load started">
-                  {formatClock(duration)} elapsed
-                </span>
-              ) : null}
+            <div className="actions">
+              <span className="actions" data-testid="run-status">
+                <StatusBadge status={run.status} />
+                {live && isNum(duration) ? (
+                  <span className="num muted" title="Elapsed since the load started">
+                    {formatClock(duration)} elapsed
+                  </span>
+                ) : null}
+              </span>
+              <Link className="btn btn-sm" to={`/p/${run.project_slug}/runs/${run.id}/profiles`}>
+                Flame graphs
+              </Link>
             </div>
           </div>
           {run.status_reasons.length ? (
