@@ -70,9 +70,9 @@ def build_parser():
                        help="spool size bound; beyond it the oldest batches are dropped and counted (256)")
     spool.add_argument("--spool-max-age-h", type=_positive(float), default=24.0,
                        help="spool age bound in hours (24)")
-    spool.add_argument("--role", type=_role,
-                       default=os.environ.get("PERFLAB_ROLE") or socket.gethostname().split(".")[0],
-                       help="this host's role in runs: proxy, upstream, loadgen... (default: short hostname)")
+    spool.add_argument("--role", type=_role, default=os.environ.get("PERFLAB_ROLE"),
+                       help="this host's role in runs: proxy, upstream, loadgen... (default: the short hostname "
+                            "for daemon, loadgen for run)")
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -194,6 +194,9 @@ def _dispatch(parser, args, token):
     # Imported here: `--version` and `--help` stay fast and touch nothing.
     from perflab_agent import commands
 
+    if getattr(args, "role", "") is None:
+        # The host that runs the load is the load generator; a daemon is named after its host.
+        args.role = "loadgen" if args.command == "run" else socket.gethostname().split(".")[0]
     if args.command == "daemon":
         from perflab_agent.daemon import Daemon, run_test
         from perflab_agent.spool import Spool

@@ -226,7 +226,7 @@ def run_demo(args: argparse.Namespace) -> int:
                 continue
             pair.set_buffers(buffers)
             print(f"\n== {name}: {hypothesis}")
-            cmd = [*_agent_cmd(), "run", "--project", args.project, "--experiment", name,
+            cmd = [*_agent_cmd(), "run", "--role", "loadgen", "--project", args.project, "--experiment", name,
                    "--repeat", str(args.repeat), "--cooldown", "2", "--wait-for", "proxy", "--",
                    "wrk", "-c", "100", "-t", "2", "-d", f"{args.duration}s", "--latency",
                    pair.page_url(through_proxy)]
@@ -234,7 +234,7 @@ def run_demo(args: argparse.Namespace) -> int:
             if result.returncode != 0:
                 print(f"the agent's run command failed for {name} (exit {result.returncode})", file=sys.stderr)
                 return result.returncode
-        print(f"\nDone. Open {server}/projects/{args.project} to browse the investigation.")
+        print(f"\nDone. Open {server}/p/{args.project} to browse the investigation.")
         return 0
     finally:
         if daemon is not None and daemon.poll() is None:

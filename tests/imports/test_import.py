@@ -94,3 +94,22 @@ def test_an_ingest_token_can_import_and_a_read_token_cannot(app: Any, client: Te
         assert r.status_code == 403
         r = agent.post(f"/api/projects/{slug}/imports", json=body, headers={"Authorization": f"Bearer {ingest}"})
         assert r.status_code == 201
+
+
+def test_every_streaming_kind_imports_as_series(client: TestClient, project: dict[str, Any]) -> None:
+    netqtop = FIXTURES / "netqtop"
+    for path in sorted(netqtop.glob("*.txt")):
+        r = client.post(f"/api/projects/{project['slug']}/imports",
+                        json={"experiment": f"netqtop {path.stem}", "files": [
+                            {"name": path.name, "content": path.read_text(), "kind": "netqtop", "role": "proxy"}]})
+        assert r.status_code == 201, (path.name, r.text)
+        series = client.get(f"/api/runs/{r.json()['run_id']}/series").json()
+        metrics = {s["metric"] for s in series}
+        text = path.read_text()
+        assert {"tx.avg_size_bytes", "tx.packets_64-512"} <= metrics, (path.name, metrics)
+        from perflab.parsers import parse
+
+        if any(i["rx"]["queues"] for i in parse("netqtop", text)["intervals"]):
+            assert "rx.avg_size_bytes" in metrics, path.name
+        if "BPS" in text:
+            assert "tx.bps" in metrics and "tx.pps" in metrics, path.name

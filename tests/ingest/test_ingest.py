@@ -268,3 +268,17 @@ def test_a_batch_split_in_parts_is_stored_once_all_parts_arrived(app: Any, agent
     assert _state(session, parts_run) == _state(session, whole_run)
     r = agent.send([{**parts[0], "part": 3}])
     assert r.status_code == 422
+
+
+def test_the_tail_of_a_stream_shows_its_newest_raw_lines(app: Any, client: TestClient, agent_token: str) -> None:
+    agent = Agent(app, agent_token)
+    agent.hello()
+    run_id = _run(agent)
+    wrk = (CAPTURE / "default" / "run3" / "wrk.txt").read_text().splitlines()
+    agent.send(_batches("load", "wrk", "loadgen", run_id, _lines(CAPTURE / "default" / "run3" / "wrk.txt",
+                                                                  time.time()), 3))
+    stream = next(s for s in client.get(f"/api/runs/{run_id}").json()["streams"] if s["name"] == "load")
+    tail = client.get(f"/api/runs/{run_id}/streams/{stream['id']}/tail", params={"lines": 4}).json()
+    assert [line["text"] for line in tail["lines"]] == wrk[-4:] and tail["total_lines"] == len(wrk)
+    assert client.get(f"/api/runs/{run_id}/streams/999999/tail").status_code == 404
+    assert client.get(f"/api/runs/{run_id}/streams/{stream['id']}/tail", params={"lines": 0}).status_code == 400

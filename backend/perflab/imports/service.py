@@ -113,8 +113,10 @@ def _timestamps(kind: str, lines: list[str], base: float) -> list[float]:
         except parsers.ParseError:
             records = []
         for rec in records:
-            key = rec.get("time") or rec.get("timestamp") if kind != "vmstat" else object()
-            if kind == "vmstat" or key != last_key:
+            # pidstat prints one line per process per interval: those share the interval's second.
+            # vmstat rows and netqtop intervals are one interval each.
+            key = (rec.get("time") or rec.get("timestamp")) if kind == "pidstat" else object()
+            if key is None or key != last_key:
                 k += 1
                 last_key = key
         out.append(base + max(k, 0))

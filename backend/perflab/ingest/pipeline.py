@@ -115,14 +115,17 @@ def records_to_points(
     elif source == "netqtop":
         for direction in ("tx", "rx"):
             block = record.get(direction) or {}
-            for q in block.get("queues", []):
-                for metric in ("bps", "pps", "avg_size_bytes"):
+            queues = [(q.get("queue"), q) for q in block.get("queues", [])]
+            if block.get("total"):
+                queues.append(("total", block["total"]))
+            for queue, q in queues:
+                for metric, unit in (("bps", "B/s"), ("pps", "/s"), ("avg_size_bytes", "B")):
                     if (f := _numeric(q.get(metric))) is not None:
-                        yield f"{direction}.{metric}", {"queue": q.get("queue")}, "", f
-            total = block.get("total") or {}
-            for metric in ("bps", "pps", "avg_size_bytes"):
-                if (f := _numeric(total.get(metric))) is not None:
-                    yield f"{direction}.{metric}", {"queue": "total"}, "", f
+                        yield f"{direction}.{metric}", {"queue": queue}, unit, f
+                # Packet-size histogram: how many packets fell in each size bucket this interval.
+                for bucket, count in (q.get("buckets") or {}).items():
+                    if (f := _numeric(count)) is not None:
+                        yield f"{direction}.packets_{bucket}", {"queue": queue}, "packets", f
 
 
 def _copy_text(session: Session, payload: str) -> None:
@@ -197,10 +200,40 @@ def parse_pending(session: Session, stream: Stream, fresh: dict[int, list[Any]] 
                             wanted[key] = (metric, labels, unit)
                     points.append((key, t, value))
         expected = seq + 1
+    stored = _store(session, stream, points, wanted)
+    stream.parsed_seq = expected - 1
+    stream.samples += stored
+    last_wall = state.get("last_wall")
+    if chunks and chunks[-1][1]:
+        last_wall = chunks[-1][1][-1][0]
+    stream.parser_state = {"parser": parser.state(), "warnings": warnings[:50], "last_wall": last_wall}
+    return stored
+
+
+Point = tuple[str, str, float]
+
+
+def _to_points(source: str, records: list[dict[str, Any]], t: str, units: dict[str, str],
+               points: list[Point], wanted: dict[str, tuple[str, dict[str, Any], str]]) -> None:
+    for record in records:
+        for metric, labels, unit, value in records_to_points(source, record, units):
+            key = series_key(metric, labels)
+            if key not in wanted:
+                wanted[key] = (metric, labels, unit)
+            points.append((key, t, value))
+
+
+def _store(session: Session, stream: Stream, points: list[Point],
+           wanted: dict[str, tuple[str, dict[str, Any], str]]) -> int:
+    """COPY the points into `sample`, creating missing series first. Returns how many were stored."""
     cache = SeriesCache(session, stream)
     cache.ensure(wanted)
     ids = cache.ids
     run_id = str(stream.run_id)
+    if len({(k, t) for k, t, _ in points}) != len(points):
+        # Two values for one series at one instant (e.g. lines stamped alike): keep the last, as a
+        # re-sent sample would overwrite, rather than failing the whole batch on the primary key.
+        points = list({(k, t): (k, t, v) for k, t, v in points}.values())
     _copy_text(session, "".join(f"{run_id}\t{ids[k]}\t{t}\t{v!r}\n" for k, t, v in points))
     counts: dict[int, int] = {}
     for k, _, _ in points:
@@ -213,10 +246,32 @@ def parse_pending(session: Session, stream: Stream, fresh: dict[int, list[Any]] 
             update(table).where(table.c.id == bindparam("sid")).values(points=table.c.points + bindparam("n")),
             [{"sid": sid, "n": n} for sid, n in counts.items()],
         )
-    stream.parsed_seq = expected - 1
-    stream.samples += len(points)
-    stream.parser_state = {"parser": parser.state(), "warnings": warnings[:50]}
     return len(points)
+
+
+def flush_parser(session: Session, stream: Stream) -> int:
+    """At the end of a stream, the records a line parser still holds (netqtop's last interval)."""
+    kind = STREAMING.get(stream.source)
+    state = stream.parser_state or {}
+    if kind is None or not state.get("parser"):
+        return 0
+    parser = type(parsers.line_parser(kind)).from_state(state["parser"])
+    try:
+        records = parser.finish()
+    except parsers.ParseError as exc:
+        stream.error = stream.error or f"the {kind} output ended mid-way: {exc}"
+        return 0
+    if not records or stream.source == "pidstat":
+        return 0  # pidstat's finish() only completes its Average lines, summarised separately
+    wall = state.get("last_wall")
+    t = datetime.fromtimestamp(wall, UTC).isoformat() if wall is not None else datetime.now(UTC).isoformat()
+    points: list[Point] = []
+    wanted: dict[str, tuple[str, dict[str, Any], str]] = {}
+    _to_points(stream.source, records, t, _units(kind), points, wanted)
+    stored = _store(session, stream, points, wanted)
+    stream.samples += stored
+    stream.parser_state = {**state, "parser": parser.state()}
+    return stored
 
 
 def _contiguous_max(session: Session, stream: Stream) -> int:
@@ -239,6 +294,7 @@ def stream_complete(stream: Stream) -> bool:
 def finish_stream(session: Session, stream: Stream, run: Run) -> None:
     """Once every chunk up to the closing one is here: one-shot summaries and steady-state stats."""
     session.execute(delete(Summary).where(Summary.stream_id == stream.id))
+    flush_parser(session, stream)
     kind = ONE_SHOT.get(stream.source)
     if kind is not None and stream.lines == 0:
         # Nothing to parse: the agent's error (if any) already says why; don't bury it under a parse error.

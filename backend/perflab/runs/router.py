@@ -17,6 +17,7 @@ from perflab.runs.schemas import (
     RunPage,
     RunRead,
     StreamRead,
+    StreamTail,
     SummaryRead,
 )
 
@@ -83,3 +84,9 @@ def list_project_runs(
     return _page(service.list_runs(db, project=project, status=status, page=page, page_size=page_size))
 
 
+
+
+@router.get("/api/runs/{run_id}/streams/{stream_id}/tail", response_model=StreamTail)
+def stream_tail(run: ReadableRun, stream_id: int, db: SessionDep, lines: int = 50) -> StreamTail:
+    """The newest raw lines of a stream (e.g. wrk's output while the run is live)."""
+    return StreamTail(**service.stream_tail(db, run=run, stream_id=stream_id, lines=lines))

@@ -76,3 +76,15 @@ class RunPage(BaseModel):
     total: int
     page: int
     page_size: int
+
+
+class TailLine(BaseModel):
+    t: float
+    text: str
+
+
+class StreamTail(BaseModel):
+    stream_id: int
+    name: str
+    total_lines: int
+    lines: list[TailLine]

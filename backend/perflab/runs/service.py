@@ -82,3 +82,27 @@ def list_runs(
         "page": page,
         "page_size": page_size,
     }
+
+
+def stream_tail(session: Session, *, run: Run, stream_id: int, lines: int) -> dict[str, Any]:
+    """The last `lines` raw lines of a stream, read from the newest chunks backwards."""
+    from perflab.ingest.pipeline import decode_lines
+    from perflab.runs.models import RawChunk
+
+    if not 1 <= lines <= 1000:
+        raise BadInput("lines must be 1..1000")
+    stream = session.get(Stream, stream_id)
+    if stream is None or stream.run_id != run.id:
+        raise NotFound(f"no stream {stream_id} in run {run.id}")
+    origin = (run.started_at or run.created_at).timestamp()
+    out: list[tuple[float, str]] = []
+    for (data,) in session.execute(
+        select(RawChunk.data_gz).where(RawChunk.run_id == run.id, RawChunk.stream_id == stream.id)
+        .order_by(RawChunk.seq.desc())
+    ):
+        chunk = [(round(wall - origin, 3), text) for wall, _mono, text in decode_lines(data)]
+        out = chunk + out
+        if len(out) >= lines:
+            break
+    return {"stream_id": stream.id, "name": stream.name, "total_lines": stream.lines,
+            "lines": [{"t": t, "text": text} for t, text in out[-lines:]]}
