@@ -66,6 +66,8 @@ async function dropFile(page: Page, testId: string, path: string, name: string) 
 /** Page coordinates of a frame's centre in a flame-oriented graph, computed with the same model. */
 async function framePoint(page: Page, canvasLabel: string, folded: string, path: string[]) {
   const canvas = page.getByRole("img", { name: canvasLabel, exact: true });
+  // The root rows are at the bottom of the canvas: bring that edge into the window.
+  await canvas.evaluate((el) => el.scrollIntoView({ block: "end" }));
   const box = await canvas.boundingBox();
   if (!box) throw new Error("no canvas");
   const tree = treeFromFolded(folded);
@@ -140,9 +142,12 @@ test("upload, view, search, zoom, sandwich and diff two real profiles", async ({
   await expect.poll(async () => Math.abs((await shown()) - expected)).toBeLessThanOrEqual(0.1);
   await expect(page).toHaveURL(/q=readv/);
   if (SHOTS) {
+    // The README's screenshots: PERFLAB_E2E_SCREENSHOTS=../docs/screenshots npm run test:e2e -- profiles
     await page.setViewportSize({ width: 1440, height: 1000 });
+    await page.getByLabel("Search frames (regular expression)").blur();
     await page.waitForTimeout(300);
-    await page.screenshot({ path: join(SHOTS, "flamegraph.png") });
+    await page.screenshot({ path: join(SHOTS, "flamegraph.png"), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 720 });
   }
   // An invalid regex is an error message, not a crash.
   await page.getByLabel("Search frames (regular expression)").fill("readv(");
@@ -200,9 +205,15 @@ test("upload, view, search, zoom, sandwich and diff two real profiles", async ({
   await expect(page.getByTestId("search-matched")).toContainText("of base");
   if (SHOTS) {
     await page.getByLabel("Search frames (regular expression)").fill("");
-    await page.setViewportSize({ width: 1440, height: 1100 });
+    await page.setViewportSize({ width: 1440, height: 1000 });
+    await page.getByLabel("Search frames (regular expression)").blur();
     await page.waitForTimeout(300);
-    await page.screenshot({ path: join(SHOTS, "flamegraph-diff.png"), fullPage: false });
+    await page.screenshot({
+      path: join(SHOTS, "flamegraph-diff.png"),
+      clip: { x: 0, y: 0, width: 1440, height: 1240 },
+      fullPage: true,
+    });
+    await page.setViewportSize({ width: 1280, height: 720 });
     await page.getByLabel("Search frames (regular expression)").fill("writev");
   }
 

@@ -375,7 +375,7 @@ function DiffTables({
           <span className="faint">{only.length} call paths</span>
         </div>
         {only.length ? (
-          <div className="table-wrap">
+          <div className="table-wrap flame-table">
             <table className="table">
               <thead>
                 <tr>

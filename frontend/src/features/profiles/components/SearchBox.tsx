@@ -16,13 +16,14 @@ export const SearchBox = forwardRef<HTMLInputElement, Props>(function SearchBox(
   { value, onChange, matched, error, suffix },
   ref,
 ) {
-  // The field keeps its own text: the URL (the source of truth) updates in a transition, and a controlled
-  // input fed only from it would drop keystrokes typed before that transition lands.
+  // The field keeps its own text: the URL (the source of truth) updates in a transition, so values we
+  // sent come back late and out of step with typing. Only a value we did not send (back button, link)
+  // replaces the text.
   const [text, setText] = useState(value);
-  const sent = useRef(value);
+  const sent = useRef<string[]>([value]);
   useEffect(() => {
-    if (value !== sent.current) {
-      sent.current = value;
+    if (!sent.current.includes(value)) {
+      sent.current = [value];
       setText(value);
     }
   }, [value]);
@@ -43,7 +44,7 @@ export const SearchBox = forwardRef<HTMLInputElement, Props>(function SearchBox(
         aria-invalid={error ? true : undefined}
         aria-describedby="flame-search-status"
         onChange={(e) => {
-          sent.current = e.target.value;
+          sent.current = [...sent.current.slice(-31), e.target.value];
           setText(e.target.value);
           onChange(e.target.value);
         }}
