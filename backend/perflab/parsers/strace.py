@@ -20,7 +20,7 @@ Output schema::
 Accepted line shapes: plain, ``PID name(...)`` (-f with -o), ``[pid N] name(...)`` (-f on stderr),
 ``-t``/``-tt``/``-ttt``/``-r`` time prefixes, ``-i`` instruction pointers, ``-T`` suffixes, ``-y`` fd
 paths, and strace's own messages. Speed matters (logs have millions of lines): one C-level substitution per
-256 KiB piece drops every call's arguments, a Counter groups the short lines that remain, and only
+64 KiB piece drops every call's arguments, a Counter groups the short lines that remain, and only
 the distinct groups are interpreted in Python (``group_lines``; ``perflab parse strace`` also runs
 it on one forked worker per CPU).
 """
@@ -135,7 +135,9 @@ def _classify(
     return "other", None
 
 
-_CHUNK = 1 << 18
+_CHUNK = (
+    1 << 16
+)  # below malloc's mmap threshold: pieces reuse heap memory instead of faulting in pages
 _HEAD = itemgetter(slice(0, 16))
 _TAIL = itemgetter(slice(-20, None))
 _MISSING: Any = object()
