@@ -20,10 +20,10 @@ const load = async (name) => import(pathToFileURL(require.resolve(name)).href);
 const HOVERS = Number(process.env.BENCH_HOVERS ?? 60);
 const ZOOMS = Number(process.env.BENCH_ZOOMS ?? 25);
 const MOUNTS_OURS = 5;
-const MOUNTS_D3 = 3;
+const MOUNTS_D3 = 2;
 // d3-flame-graph takes seconds per zoom at this size: fewer samples keep the run within minutes.
 const D3_HOVERS = Number(process.env.BENCH_D3_HOVERS ?? 20);
-const D3_ZOOMS = Number(process.env.BENCH_D3_ZOOMS ?? 6);
+const D3_ZOOMS = Number(process.env.BENCH_D3_ZOOMS ?? 4);
 const t0 = Date.now();
 const log = (msg) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
 const TARGETS = {
@@ -151,17 +151,15 @@ async function main() {
       build_model_ms: summary(oursMounts.map((m) => m.buildMs)),
       canvas_paint_ms: summary(oursMounts.map((m) => m.paintMs)),
       frames_drawn: oursMounts[0]?.framesDrawn,
-      hover_latency_ms: summary(oursHover.map((t) => t.latency)),
-      hover_work_ms: summary(oursHover.map((t) => t.work ?? t.latency)),
-      zoom_latency_ms: summary(oursZoom.map((t) => t.latency)),
-      zoom_work_ms: summary(oursZoom.map((t) => t.work ?? t.latency)),
+      hover_redraw_ms: summary(oursHover.map((t) => t.redraw)),
+      zoom_redraw_ms: summary(oursZoom.map((t) => t.redraw)),
     };
     const d3 = {
       first_paint_ms: { cold: round(firstD3[0]), ...summary(firstD3) },
       dom_build_ms: summary(d3Mounts.map((m) => m.buildMs)),
       svg_elements: d3Mounts[0]?.elements,
-      hover_latency_ms: summary(d3Hover.map((t) => t.latency)),
-      zoom_latency_ms: summary(d3Zoom.map((t) => t.latency)),
+      hover_redraw_ms: summary(d3Hover.map((t) => t.redraw)),
+      zoom_redraw_ms: summary(d3Zoom.map((t) => t.redraw)),
     };
     const ratio = (a, b) => (a && b ? Math.round((a / b) * 10) / 10 : null);
     const result = {
@@ -171,20 +169,22 @@ async function main() {
       profile: info,
       method:
         "first paint: ours = server JSON -> model -> React mount -> canvas painted (median of 5); d3 = chart call -> SVG built -> next frame (median of 3). " +
-        "hover/zoom latency: pointer event (Playwright mouse) -> the frame showing the result (includes waiting for that frame); " +
-        "work: main-thread time of the event (handlers, React render, layout, canvas paint), ours only. d3-flame-graph with transitionDuration(0) and its default minFrameSize (0).",
+        "hover/zoom redraw: pointer event (Playwright mouse, through Chromium's input pipeline) -> new picture ready: " +
+        "ours = handlers + React render + layout + canvas painted (hover paints wait for the next animation frame, which coalesces pointer moves; zoom paints at once); " +
+        "d3 = its handlers, then its zero-length transitions applied in the next animation frame, then SVG style and layout. " +
+        "d3-flame-graph 5 with transitionDuration(0) (its 750 ms animation excluded) and its default minFrameSize (0: every frame is an SVG element).",
       targets: TARGETS,
       ours,
       d3_flame_graph_5: d3,
       ratios_d3_over_ours: {
         first_paint: ratio(d3.first_paint_ms.median, ours.first_paint_ms.median),
-        hover_latency: ratio(d3.hover_latency_ms.median, ours.hover_latency_ms.median),
-        zoom_latency: ratio(d3.zoom_latency_ms.median, ours.zoom_latency_ms.median),
+        hover_redraw: ratio(d3.hover_redraw_ms.median, ours.hover_redraw_ms.median),
+        zoom_redraw: ratio(d3.zoom_redraw_ms.median, ours.zoom_redraw_ms.median),
       },
       pass: {
         first_paint: (ours.first_paint_ms.median ?? Infinity) <= TARGETS.firstPaintMs,
-        hover_redraw: (ours.hover_latency_ms.median ?? Infinity) <= TARGETS.redrawMedianMs,
-        zoom_redraw: (ours.zoom_latency_ms.median ?? Infinity) <= TARGETS.redrawMedianMs,
+        hover_redraw: (ours.hover_redraw_ms.median ?? Infinity) <= TARGETS.redrawMedianMs,
+        zoom_redraw: (ours.zoom_redraw_ms.median ?? Infinity) <= TARGETS.redrawMedianMs,
       },
     };
     const resultsDir = join(repo, "bench", "results");

@@ -18,15 +18,17 @@ const WIDTH = 1280;
 const gen = generateProfile(50_000, 42);
 
 interface Timing {
-  /** Input event to the frame with the result on screen (includes waiting for that frame). */
-  latency: number;
-  /** Main-thread work for the event: handlers + render + layout + paint (ours only). */
-  work: number | null;
+  /**
+   * Input event to the new picture being ready for the compositor: our canvas repainted (including, for
+   * hover, the wait for the animation frame that coalesces pointer moves), or d3's SVG updated and laid
+   * out.
+   */
+  redraw: number;
 }
 
 // ---------- timing of one input event ----------
 
-let pending: { t0: number; sync: number | null; resolve: (t: Timing) => void; done: boolean } | null = null;
+let pending: { t0: number; resolve: (t: Timing) => void; done: boolean } | null = null;
 let lastTiming: Promise<Timing> | null = null;
 
 function armTiming(): void {
@@ -35,22 +37,14 @@ function armTiming(): void {
   lastTiming = new Promise<Timing>((r) => {
     resolve = r;
   });
-  const p = { t0, sync: null as number | null, resolve, done: false };
-  pending = p;
-  // End of the event's synchronous work (handlers, React's sync render and commit run in microtasks).
-  const ch = new MessageChannel();
-  ch.port1.onmessage = () => {
-    p.sync = performance.now() - t0;
-  };
-  ch.port2.postMessage(0);
+  pending = { t0, resolve, done: false };
 }
 
-/** Resolves the pending timing once the frame after `t` is on screen. */
-function presented(work: number | null): void {
+function redrawn(): void {
   const p = pending;
   if (!p || p.done) return;
   p.done = true;
-  setTimeout(() => p.resolve({ latency: performance.now() - p.t0, work }), 0);
+  p.resolve({ redraw: performance.now() - p.t0 });
 }
 
 // ---------- ours ----------
@@ -105,7 +99,7 @@ async function mountOurs() {
   const p = await painted;
   await new Promise((r) => setTimeout(r, 0));
   const shown = performance.now();
-  onOursPaint = (ms) => presented(pending && pending.sync !== null ? pending.sync + ms : ms);
+  onOursPaint = () => redrawn();
   return { buildMs: built, firstPaintMs: p.at - t0, presentedMs: shown - t0, paintMs: p.paint, framesDrawn: p.count };
 }
 
@@ -147,23 +141,24 @@ async function resetOurs() {
 
 const d3El = document.getElementById("d3") as HTMLElement;
 let d3Chart: ReturnType<typeof flamegraph> | null = null;
-for (const type of ["mousemove", "mouseover", "click"] as const) {
-  d3El.addEventListener(type, () => (type === "mouseover" ? undefined : armTiming()), { capture: true });
+for (const type of ["mousemove", "click"] as const) {
+  d3El.addEventListener(type, () => armTiming(), { capture: true });
 }
-// Bubble phase on the document: after d3's own handlers queued their transition timers.
+// Bubble phase on the document: after d3's own handlers ran (and queued their transition timers).
 document.addEventListener("click", (e) => {
-  if (d3El.contains(e.target as Node)) afterFrame();
+  if (!d3El.contains(e.target as Node)) return;
+  // d3's zero-length transitions run in the next animation frame's timer callback, before this one.
+  requestAnimationFrame(() => {
+    void d3El.getBoundingClientRect(); // style and layout of the updated SVG
+    redrawn();
+  });
 });
 document.addEventListener("mousemove", (e) => {
-  if (d3El.contains(e.target as Node)) afterFrame();
+  if (!d3El.contains(e.target as Node)) return;
+  void getComputedStyle(e.target as Element).fill; // :hover style
+  void d3El.getBoundingClientRect();
+  redrawn();
 });
-
-function afterFrame(): void {
-  requestAnimationFrame(() => {
-    // d3's zero-length transitions ran in this frame's timer callback, before this one.
-    presented(null);
-  });
-}
 
 async function mountD3() {
   d3El.innerHTML = "";
