@@ -33,8 +33,10 @@ export function ComparePicker({ slug, base }: { slug: string; base: ProfileMeta 
       <select id="compare-with" className="select" value={other} onChange={(e) => setOther(e.target.value)}>
         <option value="">Compare with…</option>
         {options.map((p) => (
-          <option key={p.profile_id} value={p.profile_id}>
+          // Counts in another unit cannot be compared (the server refuses such a diff): say why, up front.
+          <option key={p.profile_id} value={p.profile_id} disabled={p.unit !== base.unit}>
             {profileLabel(p)}
+            {p.unit !== base.unit ? ` (counts ${p.unit}, not ${base.unit})` : ""}
           </option>
         ))}
       </select>
