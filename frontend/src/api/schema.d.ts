@@ -989,6 +989,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/streams/{stream_id}/tail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream Tail
+         * @description The newest raw lines of a stream (e.g. wrk's output while the run is live).
+         */
+        get: operations["runs-stream_tail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/share-links/{link_id}": {
         parameters: {
             query?: never;
@@ -2682,6 +2702,17 @@ export interface components {
             /** State */
             state: string;
         };
+        /** StreamTail */
+        StreamTail: {
+            /** Lines */
+            lines: components["schemas"]["TailLine"][];
+            /** Name */
+            name: string;
+            /** Stream Id */
+            stream_id: number;
+            /** Total Lines */
+            total_lines: number;
+        };
         /** SummaryRead */
         SummaryRead: {
             /** Data */
@@ -2753,6 +2784,13 @@ export interface components {
             totals: {
                 [key: string]: components["schemas"]["SyscallCell"];
             };
+        };
+        /** TailLine */
+        TailLine: {
+            /** T */
+            t: number;
+            /** Text */
+            text: string;
         };
         /** TelemetryRow */
         TelemetryRow: {
@@ -5171,6 +5209,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SeriesDataReply"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "runs-stream_tail": {
+        parameters: {
+            query?: {
+                lines?: number;
+            };
+            header?: never;
+            path: {
+                stream_id: number;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamTail"];
                 };
             };
             /** @description Validation Error */
