@@ -238,7 +238,7 @@ def test_what_changed_diffs_the_nginx_config_and_names_the_knob(client: TestClie
     by_exp = {c["experiment"]: c for c in doc["changes"]}
     knobs = by_exp["buffers-4x128k"]["knob_changes"]
     assert [(k["component"], k["knob"], k["before"], k["after"]) for k in knobs] == [
-        ("nginx", "proxy_buffers", "(default)", "4 128k")]
+        ("nginx", "proxy_buffers", "8 4k (default)", "4 128k")]
     assert knobs[0]["context"] == "http > server > location /"
     conf = next(f for f in by_exp["buffers-4x128k"]["files"] if f["name"] == "nginx.conf")
     assert conf["status"] == "changed" and "+      proxy_buffers 4 128k;" in conf["diff"]

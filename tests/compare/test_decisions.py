@@ -20,11 +20,11 @@ def test_prefill_reads_the_knob_from_the_nginx_config_diff(client: TestClient, i
     assert r.status_code == 200, r.text
     [draft] = r.json()
     assert (draft["component"], draft["knob"], draft["before"], draft["after"]) == (
-        "nginx", "proxy_buffers", "(default)", "4 128k")
+        "nginx", "proxy_buffers", "8 4k (default)", "4 128k")
     assert draft["baseline"] == "default" and draft["file"] == "nginx.conf"
     # No baseline named: the oldest experiment with a config snapshot (direct has none: it is the upstream).
     [draft] = client.get(f"/api/experiments/{ids['buffers-128x4k']}/decisions/prefill").json()
-    assert (draft["baseline"], draft["before"], draft["after"]) == ("default", "(default)", "128 4k")
+    assert (draft["baseline"], draft["before"], draft["after"]) == ("default", "8 4k (default)", "128 4k")
     # Once a comparison is saved, its baseline is the reference and the draft points at it as evidence.
     saved = client.post(f"/api/projects/{investigation.slug}/comparisons", json={
         "baseline": "buffers-128x4k", "experiments": ["buffers-4x128k"]}).json()

@@ -15,6 +15,39 @@ from typing import Any
 DEFAULT = "(default)"
 MAX_DIFF_LINES = 2000
 
+# nginx's built-in values for the directives engineers tune most (nginx.org docs; buffer sizes are
+# "one memory page", 4k on x86-64 Linux). A directive absent from a config has this value, and a
+# decision reads better as `proxy_buffers 8 4k -> 4 128k` than as `(default) -> 4 128k`.
+NGINX_DEFAULTS = {
+    "proxy_buffers": "8 4k",
+    "proxy_buffer_size": "4k",
+    "proxy_busy_buffers_size": "8k",
+    "proxy_buffering": "on",
+    "proxy_http_version": "1.0",
+    "proxy_read_timeout": "60s",
+    "proxy_connect_timeout": "60s",
+    "proxy_max_temp_file_size": "1024m",
+    "fastcgi_buffers": "8 4k",
+    "fastcgi_buffer_size": "4k",
+    "client_body_buffer_size": "16k",
+    "worker_processes": "1",
+    "worker_connections": "512",
+    "keepalive_timeout": "75s",
+    "keepalive_requests": "1000",
+    "sendfile": "off",
+    "tcp_nopush": "off",
+    "tcp_nodelay": "on",
+    "access_log": "logs/access.log combined",
+    "output_buffers": "2 32k",
+    "gzip": "off",
+}
+
+
+def default_value(name: str, *, nginx: bool) -> str:
+    if nginx and name in NGINX_DEFAULTS:
+        return f"{NGINX_DEFAULTS[name]} (default)"
+    return DEFAULT
+
 
 @dataclass(frozen=True)
 class Knob:
@@ -143,7 +176,8 @@ def knob_changes(before: str | None, after: str | None, *, file: str, kind: str)
     """
     if before is None or after is None:
         return []
-    if kind == "sysctl" or not (looks_like_nginx(before) or looks_like_nginx(after)):
+    nginx = kind != "sysctl" and (looks_like_nginx(before) or looks_like_nginx(after))
+    if not nginx:
         a, b = key_values(before), key_values(after)
     else:
         a, b = nginx_directives(before), nginx_directives(after)
@@ -154,7 +188,8 @@ def knob_changes(before: str | None, after: str | None, *, file: str, kind: str)
         if va == vb:
             continue
         context, name = key
-        out.append(Knob(component, name, context, DEFAULT if va is None else va, DEFAULT if vb is None else vb, file))
+        out.append(Knob(component, name, context, default_value(name, nginx=nginx) if va is None else va,
+                        default_value(name, nginx=nginx) if vb is None else vb, file))
     return out
 
 
