@@ -336,3 +336,20 @@ def test_compare_reads_precomputed_data_only_in_a_bounded_number_of_queries(
         event.remove(db_engine, "before_cursor_execute", record)
     assert statements and not any(re.search(r"\b(FROM|JOIN)\s+sample\b", st, re.IGNORECASE) for st in statements)
     assert len(statements) <= 20, len(statements)
+
+
+def test_columns_list_each_runs_profiles_so_the_page_can_link_a_flame_graph_diff(
+    client: TestClient, investigation: Investigation
+) -> None:
+    ids = {}
+    for exp in ("default", "buffers-4x128k"):
+        run_id = investigation.runs[exp][0]
+        body = (CAPTURE / exp / "stacks.folded").read_bytes()
+        r = client.post(f"/api/runs/{run_id}/profiles", params={"role": "proxy", "name": "perf"}, content=body)
+        assert r.status_code == 201, r.text
+        ids[exp] = r.json()["profile_id"]
+    doc = _compare(client, investigation.slug).json()
+    by_name = {c["name"]: c for c in doc["columns"]}
+    assert by_name["default"]["runs"][0]["profile_ids"] == [ids["default"]]
+    assert by_name["buffers-4x128k"]["runs"][0]["profile_ids"] == [ids["buffers-4x128k"]]
+    assert by_name["direct"]["runs"][0]["profile_ids"] == []

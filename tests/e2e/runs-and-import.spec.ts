@@ -257,13 +257,17 @@ test("a streamed run updates live and completes without a reload", async ({ page
   await expect(cpu).toHaveAttribute("data-points", "30", { timeout: 5_000 });
   await expect(cpu.getByRole("button", { name: /^sy \d/ })).toContainText("85%");
 
-  // The load ends: wrk's output, the finish, the closing batch; the page turns complete by itself.
+  // What wrk prints while it runs shows up live, as it printed it.
   const wrk = readFileSync(join(captures, "wrk.txt"), "utf8").split("\n").filter(Boolean);
+  await agent.send("load", "wrk", "loadgen", [[t0 + 1, wrk[0] ?? ""]]);
+  await expect(page.getByTestId("live-output")).toContainText(wrk[0] ?? "Running", { timeout: 5_000 });
+
+  // The load ends: wrk's output, the finish, the closing batch; the page turns complete by itself.
   await agent.send(
     "load",
     "wrk",
     "loadgen",
-    wrk.map((l) => [t0 + 6, l]),
+    wrk.slice(1).map((l) => [t0 + 6, l]),
     true,
   );
   await agent.post(`/api/agent/runs/${runId}/finish`, { exit_code: 0, ended_at: t0 + 6.5 });

@@ -44,6 +44,8 @@ class RunInfo(BaseModel):
     created_at: datetime
     started_at: datetime | None
     warnings: list[RunWarning]
+    # Flame graphs taken during this run, so the page can link to a profile diff.
+    profile_ids: list[str] = []
 
 
 class ExperimentColumn(BaseModel):

@@ -53,6 +53,7 @@ from perflab.errors import BadInput, NotFound
 from perflab.experiments.models import Experiment
 from perflab.hosts.models import Host
 from perflab.notes.models import Note
+from perflab.profiles.models import Profile
 from perflab.projects.models import Project
 from perflab.runs.models import Run, RunHost, Series, Stream, Summary
 from perflab.series.service import MAX_POINTS_LIMIT, run_origin
@@ -400,7 +401,12 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
     base = sel.baseline
     names = [e.name for e in exps]
 
-    # Columns with per-run validity.
+    # Columns with per-run validity, and the profiles of each run (one query for all runs).
+    profiles: dict[str, list[str]] = {}
+    for run_id, profile_id in session.execute(
+        select(Profile.run_id, Profile.id).where(Profile.run_id.in_(sel.run_ids)).order_by(Profile.created_at)
+    ):
+        profiles.setdefault(str(run_id), []).append(str(profile_id))
     columns: list[ExperimentColumn] = []
     warnings_by_exp: dict[int, list[str]] = {}
     summary: list[str] = []
@@ -416,7 +422,8 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
                 flags.append(f"{_label(r, i)}: {w.message}")
                 summary.append(f"{e.name} / {_label(r, i)}: {w.message}")
             infos.append(RunInfo(id=str(r.id), label=_label(r, i), status=r.status, status_reasons=r.status_reasons or [],
-                                 created_at=r.created_at, started_at=r.started_at, warnings=ws))
+                                 created_at=r.created_at, started_at=r.started_at, warnings=ws,
+                                 profile_ids=profiles.get(str(r.id), [])))
         warnings_by_exp[e.id] = flags
         columns.append(ExperimentColumn(id=e.id, name=e.name, is_baseline=e.id == base.id, runs=infos))
 

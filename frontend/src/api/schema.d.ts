@@ -2413,6 +2413,11 @@ export interface components {
             id: string;
             /** Label */
             label: string;
+            /**
+             * Profile Ids
+             * @default []
+             */
+            profile_ids?: string[];
             /** Started At */
             started_at: string | null;
             /** Status */

@@ -20,7 +20,26 @@ export const runKeys = {
   seriesData: (id: string, ids: readonly number[]) =>
     ["runs", "series", id, "data", ids.join(","), MAX_POINTS] as const,
   hosts: (slug: string) => ["runs", "hosts", slug] as const,
+  tail: (id: string, streamId: number, received: number) => ["runs", "tail", id, streamId, received] as const,
 };
+
+export const TAIL_LINES = 20;
+
+/** The newest raw lines of a stream; keyed by how many lines arrived, so each new batch refetches it. */
+export function streamTailQueryOptions(id: string, streamId: number, received: number) {
+  return queryOptions({
+    queryKey: runKeys.tail(id, streamId, received),
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET("/api/runs/{run_id}/streams/{stream_id}/tail", {
+          params: { path: { run_id: id, stream_id: streamId }, query: { lines: TAIL_LINES } },
+          signal,
+        }),
+      ),
+    enabled: received > 0,
+    placeholderData: keepPreviousData,
+  });
+}
 
 export function isLive(status: string): boolean {
   return status === "running" || status === "pending";

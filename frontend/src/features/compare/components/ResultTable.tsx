@@ -1,5 +1,6 @@
 // THE table: one row per load-test metric, one column per experiment (baseline first), each value
 // with its change against the baseline and a noise verdict, and the method stated under it.
+import { Link, useParams } from "react-router";
 import type { CompareReply, Direction } from "../api";
 import { ValueCell } from "./ValueCell";
 
@@ -15,11 +16,20 @@ interface Props {
   onBaseline?: (name: string) => void;
 }
 
+/** The first flame graph of an experiment's runs, if any run has one. */
+function firstProfile(column: CompareReply["columns"][number] | undefined): string | undefined {
+  return column?.runs.flatMap((r) => r.profile_ids ?? [])[0];
+}
+
 export function ExperimentHeaders({ reply, onBaseline }: Props) {
+  // Only inside a project (not on a public share page) can the reader open the profiles.
+  const { slug } = useParams();
+  const baseProfile = firstProfile(reply.columns.find((c) => c.is_baseline) ?? reply.columns[0]);
   return (
     <>
       {reply.columns.map((c) => {
         const flagged = c.runs.filter((r) => r.warnings.length > 0).length;
+        const profile = firstProfile(c);
         return (
           <th key={c.id} scope="col" className="num cmp-exp">
             <span className="cmp-exp-name">{c.name}</span>
@@ -39,6 +49,17 @@ export function ExperimentHeaders({ reply, onBaseline }: Props) {
               ) : null}{" "}
               {c.runs.length} run{c.runs.length === 1 ? "" : "s"}
               {flagged ? <span className="cmp-flag"> · ⚠ {flagged} flagged</span> : null}
+              {slug && profile && baseProfile && !c.is_baseline ? (
+                <>
+                  {" · "}
+                  <Link
+                    to={`/p/${encodeURIComponent(slug)}/profiles/diff?base=${baseProfile}&other=${profile}`}
+                    aria-label={`Flame graph diff of ${c.name} against the baseline`}
+                  >
+                    flame graph diff
+                  </Link>
+                </>
+              ) : null}
             </span>
           </th>
         );

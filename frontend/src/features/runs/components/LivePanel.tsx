@@ -1,9 +1,10 @@
 // While a run is live: how far the load has got (elapsed against wrk's -d), the command, and what the
 // load generator has sent so far. wrk prints its result only when it ends; the result table replaces
 // this panel then.
+import { useQuery } from "@tanstack/react-query";
 import { formatInt, isNum } from "@/lib/format";
 import { formatClock } from "@/lib/time-axis";
-import type { RunDetail } from "../api";
+import { type RunDetail, streamTailQueryOptions } from "../api";
 import { plannedDurationS } from "../summaries";
 import type { LiveTransport } from "../use-run-events";
 
@@ -57,6 +58,7 @@ export function LivePanel({ run, elapsedS, transport }: Props) {
             <code>$ {run.load_command}</code>
           </pre>
         ) : null}
+        {load[0] ? <OutputTail runId={run.id} streamId={load[0].id} received={load[0].lines} /> : null}
         {load.length ? (
           <ul className="live-streams">
             {load.map((s) => (
@@ -74,5 +76,20 @@ export function LivePanel({ run, elapsedS, transport }: Props) {
         )}
       </div>
     </section>
+  );
+}
+
+/** What the load command printed last, as it printed it (raw lines, rendered as text). */
+function OutputTail({ runId, streamId, received }: { runId: string; streamId: number; received: number }) {
+  const tail = useQuery(streamTailQueryOptions(runId, streamId, received));
+  const lines = tail.data?.lines ?? [];
+  if (!lines.length) return null;
+  return (
+    <figure className="live-output-figure" style={{ margin: 0 }}>
+      <figcaption className="faint">Latest output of the load command</figcaption>
+      <pre className="codeblock live-output" data-testid="live-output">
+        <code>{lines.map((l) => l.text).join("\n")}</code>
+      </pre>
+    </figure>
   );
 }
