@@ -16,15 +16,15 @@ import tempfile
 import threading
 import time
 import urllib.request
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "backend")]
 
-from bench.common import bench_database, write_result  # noqa: E402
-from perflab.demo import NginxPair  # noqa: E402
-from tests.system.harness import Agent, Server, free_port  # noqa: E402
+from perflab.demo import NginxPair
+
+from bench.common import bench_database, write_result
+from tests.system.harness import Agent, Server, free_port
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -64,6 +64,7 @@ def main() -> int:
     with bench_database("agent") as url:
         os.environ["PERFLAB_DATABASE_URL"] = url
         from perflab.cli import migrate
+
         from tests.system.harness import make_project_and_token
 
         migrate(url)

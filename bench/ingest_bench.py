@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "backend")]
 
-from bench.common import bench_database, write_result  # noqa: E402
-from tests.system.harness import Server  # noqa: E402
+from bench.common import bench_database, write_result
+from tests.system.harness import Server
 
 VMSTAT = ROOT / "tests/fixtures/captures/nginx-proxy-buffers/default/run1/vmstat.txt"
 PIDSTAT_HEADER = ("# Time        UID       PID    %usr %system  %guest   %wait    %CPU   CPU  minflt/s  majflt/s"
@@ -103,7 +103,7 @@ def main() -> int:
                 for seq, start in enumerate(range(0, args.seconds, per), start=1):
                     vlines = (vm[:2] if seq == 1 else []) + vm_body[start:start + per]
                     plines = (pid[:3] if seq == 1 else []) + pid_body[start * args.procs:(start + per) * args.procs]
-                    ts = lambda lines, base: [[t0 + base + i / max(len(lines), 1) * per, 0.0, ln]  # noqa: E731
+                    ts = lambda lines, base: [[t0 + base + i / max(len(lines), 1) * per, 0.0, ln]
                                               for i, ln in enumerate(lines)]
                     out.append({"agent_id": "x", "batches": [
                         {"run_id": run_id, "stream": "vmstat", "source": "vmstat", "role": "proxy", "seq": seq,
@@ -153,9 +153,11 @@ def main() -> int:
                 buf.write(f"{r[0]}\t{r[1]}\t{r[2].isoformat()}\t{r[3]!r}\n")
             payload = buf.getvalue()
             c0 = time.perf_counter()
-            with raw.driver_connection.cursor() as cur:  # type: ignore[union-attr]
-                with cur.copy("COPY sample (run_id, series_id, t, value) FROM STDIN") as cp:
-                    cp.write(payload)
+            with (
+                raw.driver_connection.cursor() as cur,  # type: ignore[union-attr]
+                cur.copy("COPY sample (run_id, series_id, t, value) FROM STDIN") as cp,
+            ):
+                cp.write(payload)
             raw.commit()
             copy_s = time.perf_counter() - c0
         finally:

@@ -79,9 +79,8 @@ def engine(database_url: str) -> Iterator[Engine]:
 
 
 def _truncate(engine: Engine) -> None:
-    from perflab.db import Base
-
     import perflab.models  # noqa: F401
+    from perflab.db import Base
 
     names = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
     with engine.begin() as conn:

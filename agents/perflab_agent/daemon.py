@@ -400,7 +400,7 @@ class RunCapture:
 
 def known_runs(runs):
     """The poll answer in the compact form the server compares against: "run_id:state,..." sorted."""
-    pairs = sorted("%s:%s" % (r.get("run_id"), r.get("state")) for r in runs if isinstance(r, dict))
+    pairs = sorted("{}:{}".format(r.get("run_id"), r.get("state")) for r in runs if isinstance(r, dict))
     return ",".join(pairs)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import io
 import threading
 import zipfile
@@ -14,9 +15,10 @@ MAIN = b"from perflab_agent.__main__ import main\nimport sys\nsys.exit(main())\n
 
 
 def build_zipapp() -> bytes:
-    import perflab_agent
+    # The agent is a separate, untyped, Python-3.6 package: import it by name.
+    perflab_agent = importlib.import_module("perflab_agent")
 
-    pkg = Path(list(perflab_agent.__path__)[0])
+    pkg = Path(next(iter(perflab_agent.__path__)))
     buf = io.BytesIO()
     buf.write(b"#!/usr/bin/env python3\n")
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:

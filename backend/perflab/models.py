@@ -8,7 +8,16 @@ from perflab.hosts.models import Host
 from perflab.notes.models import Note
 from perflab.profiles.models import Profile, ProfileFunction
 from perflab.projects.models import Project
-from perflab.runs.models import RawChunk, RawChunkPart, Run, RunHost, Sample, Series, Stream, Summary
+from perflab.runs.models import (
+    RawChunk,
+    RawChunkPart,
+    Run,
+    RunHost,
+    Sample,
+    Series,
+    Stream,
+    Summary,
+)
 from perflab.sharing.models import Comparison, ShareLink
 from perflab.tokens.models import AgentToken
 

@@ -38,8 +38,8 @@ class AgentProcess:
         self.stdout_path = log_dir / (name + ".stdout")
         self.stderr_path = log_dir / (name + ".stderr")
         # Open for the process's lifetime, closed by stop/kill/wait.
-        self._out = open(self.stdout_path, "ab")  # noqa: SIM115
-        self._err = open(self.stderr_path, "ab")  # noqa: SIM115
+        self._out = open(self.stdout_path, "ab")
+        self._err = open(self.stderr_path, "ab")
         self.proc = subprocess.Popen(agent_argv(*args), env=env, stdout=self._out, stderr=self._err,
                                      stdin=subprocess.DEVNULL)
 

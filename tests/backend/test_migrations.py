@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
-from sqlalchemy.engine import Engine
-
 from perflab.cli import migrate
 from perflab.db import Base
+from sqlalchemy import inspect
+from sqlalchemy.engine import Engine
 
 
 def _diff(engine: Engine) -> list[object]:
@@ -27,7 +26,6 @@ def test_migrations_down_and_up_again(engine: Engine, database_url: str) -> None
     migrate(database_url, "head")
     tables_before = set(inspect(engine).get_table_names())
     from alembic import command
-
     from perflab.cli import _alembic_config
 
     cfg = _alembic_config()

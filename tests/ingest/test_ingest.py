@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select, text
+from sqlalchemy import text
 
 from tests.conftest import FIXTURES
 
@@ -63,7 +63,7 @@ def _run(agent: Agent, experiment: str = "default", roles: list[str] | None = No
 
 
 def _state(session: Any, run_id: str) -> dict[str, Any]:
-    q = lambda sql: session.execute(text(sql), {"r": run_id}).scalar()  # noqa: E731
+    q = lambda sql: session.execute(text(sql), {"r": run_id}).scalar()
     return {
         "chunks": q("SELECT count(*) FROM raw_chunk WHERE run_id = :r"),
         "samples": q("SELECT count(*) FROM sample WHERE run_id = :r"),

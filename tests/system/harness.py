@@ -87,7 +87,7 @@ class Agent:
         self.daemon_proc: subprocess.Popen[bytes] | None = None
 
     def daemon(self, *args: str) -> subprocess.Popen[bytes]:
-        log = open(self.state_dir.parent / f"{self.state_dir.name}.log", "ab")  # noqa: SIM115
+        log = open(self.state_dir.parent / f"{self.state_dir.name}.log", "ab")
         self.daemon_proc = subprocess.Popen(
             agent_cmd("daemon", "--state-dir", str(self.state_dir), "--poll-timeout", "2",
                       "--heartbeat-interval", "2", *args),

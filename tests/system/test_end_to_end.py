@@ -10,10 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from perflab.demo import NginxPair
 from sqlalchemy import text
 
-from perflab.demo import NginxPair
-from tests.system.harness import Agent, Server, free_port, get_json, make_project_and_token, wait_for
+from tests.system.harness import (
+    Agent,
+    Server,
+    free_port,
+    get_json,
+    make_project_and_token,
+    wait_for,
+)
 
 
 @pytest.fixture

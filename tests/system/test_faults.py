@@ -13,7 +13,13 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, text
 
-from tests.system.harness import Agent, Server, ThrowawayPostgres, counting_command, wait_for
+from tests.system.harness import (
+    Agent,
+    Server,
+    ThrowawayPostgres,
+    counting_command,
+    wait_for,
+)
 
 
 @pytest.fixture
@@ -37,6 +43,7 @@ def pg(monkeypatch: pytest.MonkeyPatch) -> Any:
 def _setup(pg: ThrowawayPostgres, tmp_path: Path) -> tuple[Server, str, Any]:
     from perflab.cli import migrate
     from perflab.db import make_engine, set_engine
+
     from tests.system.harness import make_project_and_token
 
     url = pg.url("perflab")

@@ -5,7 +5,14 @@ from fastapi import APIRouter, Request, Response
 from perflab.auth import service
 from perflab.auth.schemas import LoginRequest, Me, PasswordChange, UserCreate, UserRead
 from perflab.config import get_settings
-from perflab.deps import CSRF_COOKIE, SESSION_COOKIE, AdminUser, CurrentUser, PrincipalDep, SessionDep
+from perflab.deps import (
+    CSRF_COOKIE,
+    SESSION_COOKIE,
+    AdminUser,
+    CurrentUser,
+    PrincipalDep,
+    SessionDep,
+)
 from perflab.errors import Forbidden
 from perflab.ratelimit import login_limiter
 

@@ -5,7 +5,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 
-from perflab.deps import CurrentUser, PrincipalDep, ReadableProject, SessionDep, check_project_access
+from perflab.deps import (
+    CurrentUser,
+    PrincipalDep,
+    ReadableProject,
+    SessionDep,
+    check_project_access,
+)
 from perflab.experiments import service
 from perflab.experiments.models import Experiment
 from perflab.experiments.schemas import (

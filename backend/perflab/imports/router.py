@@ -4,7 +4,13 @@ from fastapi import APIRouter, Response
 
 from perflab.deps import SessionDep, WritableProject
 from perflab.imports import service
-from perflab.imports.schemas import FilePreview, ImportPreview, ImportPreviewRequest, ImportRequest, ImportResult
+from perflab.imports.schemas import (
+    FilePreview,
+    ImportPreview,
+    ImportPreviewRequest,
+    ImportRequest,
+    ImportResult,
+)
 
 router = APIRouter(tags=["imports"])
 

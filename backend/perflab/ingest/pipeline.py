@@ -13,9 +13,9 @@ import logging
 import math
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy import Table, bindparam, delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -37,7 +37,7 @@ def encode_lines(lines: Iterable[tuple[float, float, str]]) -> bytes:
 
 
 def decode_lines(data: bytes) -> list[tuple[float, float, str]]:
-    return [tuple(x) for x in json.loads(gzip.decompress(data))]  # type: ignore[misc]
+    return [(x[0], x[1], x[2]) for x in json.loads(gzip.decompress(data))]
 
 
 def stream_text(session: Session, stream: Stream) -> str:
@@ -46,6 +46,10 @@ def stream_text(session: Session, stream: Stream) -> str:
         .order_by(RawChunk.seq)
     )
     return "\n".join(line for data in chunks for _, _, line in decode_lines(data))
+
+
+# The Core table, for executemany statements (typed as a Table, which __table__ is not).
+SERIES_TABLE = cast(Table, Series.__table__)
 
 
 def series_key(metric: str, labels: dict[str, Any]) -> str:
@@ -77,7 +81,7 @@ class SeriesCache:
         ]
         # executemany form: compiled once and cached, unlike a VALUES list built per batch.
         self.session.connection().execute(
-            insert(Series.__table__).on_conflict_do_nothing(index_elements=["run_id", "stream_id", "key"]), rows)
+            insert(SERIES_TABLE).on_conflict_do_nothing(index_elements=["run_id", "stream_id", "key"]), rows)
         self.ids.update({key: sid for key, sid in self.session.execute(
             select(Series.key, Series.id).where(Series.stream_id == st.id, Series.key.in_(missing)))})
 
@@ -240,7 +244,7 @@ def _store(session: Session, stream: Stream, points: list[Point],
         sid = ids[k]
         counts[sid] = counts.get(sid, 0) + 1
     if counts:
-        table = Series.__table__
+        table = SERIES_TABLE
         # Core executemany (not ORM bulk update, which wants whole rows): one round trip per batch.
         session.connection().execute(
             update(table).where(table.c.id == bindparam("sid")).values(points=table.c.points + bindparam("n")),

@@ -4,7 +4,12 @@ from fastapi import APIRouter
 
 from perflab.deps import AdminUser, CurrentUser, ReadableProject, SessionDep
 from perflab.projects import service
-from perflab.projects.schemas import ProjectCreate, ProjectListItem, ProjectRead, ProjectUpdate
+from perflab.projects.schemas import (
+    ProjectCreate,
+    ProjectListItem,
+    ProjectRead,
+    ProjectUpdate,
+)
 
 router = APIRouter(prefix="/api/projects", tags=["projects"])
 

@@ -8,9 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field
 Scope = Literal["ingest", "read"]
 
 
+def _all_scopes() -> list[Scope]:
+    return ["ingest", "read"]
+
+
 class TokenCreate(BaseModel):
     name: str = Field(default="agent", min_length=1, max_length=200)
-    scopes: list[Scope] = Field(default_factory=lambda: ["ingest", "read"], min_length=1)
+    scopes: list[Scope] = Field(default_factory=_all_scopes, min_length=1)
 
 
 class TokenRead(BaseModel):
