@@ -2,23 +2,38 @@
 // that caching, polling and invalidation live in one place.
 import { createBrowserRouter, Navigate } from "react-router";
 import { LoginPage, RequireAuth } from "@/features/auth";
-import { ComparePage, SavedComparisonPage, SharePage } from "@/features/compare";
 import { ExperimentPage, ExperimentsPage } from "@/features/experiments";
 import { HostsPage } from "@/features/hosts";
-import { ImportPage } from "@/features/imports";
-import { ProfileComparePage, ProfileViewerPage, RunProfilesPage } from "@/features/profiles";
 import { ProjectsPage } from "@/features/projects";
-import { RunPage, RunRedirect } from "@/features/runs";
+import { RunRedirect } from "@/features/runs/components/RunRedirect";
 import { TokensPage } from "@/features/tokens";
 import { AppLayout } from "./AppLayout";
 import { NotFound, RouteError } from "./NotFound";
+
+// The heavy pages (charts, flame graphs, the comparison) load on first visit, so the login and
+// project lists don't download recharts and the canvas renderer.
+const comparePage = async () => ({ Component: (await import("@/features/compare")).ComparePage });
+const savedComparisonPage = async () => ({
+  Component: (await import("@/features/compare")).SavedComparisonPage,
+});
+const sharePage = async () => ({ Component: (await import("@/features/compare")).SharePage });
+const runPage = async () => ({ Component: (await import("@/features/runs")).RunPage });
+const importPage = async () => ({ Component: (await import("@/features/imports")).ImportPage });
+const runProfilesPage = async () => ({ Component: (await import("@/features/profiles")).RunProfilesPage });
+const profileComparePage = async () => ({
+  Component: (await import("@/features/profiles")).ProfileComparePage,
+});
+const profileViewerPage = async () => ({
+  Component: (await import("@/features/profiles")).ProfileViewerPage,
+});
+
 import { ProjectLayout } from "./ProjectLayout";
 
 export function createAppRouter() {
   return createBrowserRouter([
     { path: "/login", element: <LoginPage />, errorElement: <RouteError /> },
     // The public share view: outside the login gate and the app frame; the token is the credential.
-    { path: "/s/:token", element: <SharePage />, errorElement: <RouteError /> },
+    { path: "/s/:token", lazy: sharePage, errorElement: <RouteError /> },
     {
       element: <RequireAuth />,
       errorElement: <RouteError />,
@@ -29,21 +44,21 @@ export function createAppRouter() {
             { index: true, element: <Navigate to="/projects" replace /> },
             { path: "projects", element: <ProjectsPage /> },
             { path: "runs/:runId", element: <RunRedirect /> },
-            { path: "c/:shortId", element: <SavedComparisonPage /> },
+            { path: "c/:shortId", lazy: savedComparisonPage },
             {
               path: "p/:slug",
               element: <ProjectLayout />,
               children: [
                 { index: true, element: <ExperimentsPage /> },
                 { path: "experiments/:experimentId", element: <ExperimentPage /> },
-                { path: "runs/:runId", element: <RunPage /> },
-                { path: "runs/:runId/profiles", element: <RunProfilesPage /> },
-                { path: "profiles/diff", element: <ProfileComparePage /> },
-                { path: "profiles/:profileId", element: <ProfileViewerPage /> },
+                { path: "runs/:runId", lazy: runPage },
+                { path: "runs/:runId/profiles", lazy: runProfilesPage },
+                { path: "profiles/diff", lazy: profileComparePage },
+                { path: "profiles/:profileId", lazy: profileViewerPage },
                 { path: "hosts", element: <HostsPage /> },
                 { path: "tokens", element: <TokensPage /> },
-                { path: "import", element: <ImportPage /> },
-                { path: "compare", element: <ComparePage /> },
+                { path: "import", lazy: importPage },
+                { path: "compare", lazy: comparePage },
               ],
             },
             { path: "*", element: <NotFound /> },
