@@ -62,7 +62,10 @@ def find_stackcollapse(args: argparse.Namespace, workdir: Path) -> Path:
     git_dir = args.flamegraph_git or os.environ.get("FLAMEGRAPH_GIT")
     if not git_dir:
         clone = workdir / "FlameGraph"
-        subprocess.run(["git", "clone", "-q", "--depth", "1", FLAMEGRAPH_URL, str(clone)], check=True)
+        cloned = subprocess.run(["git", "clone", "-q", "--depth", "1", FLAMEGRAPH_URL, str(clone)])
+        if cloned.returncode != 0:
+            raise SystemExit(f"could not clone {FLAMEGRAPH_URL}: set FLAMEGRAPH_DIR to a FlameGraph checkout, or "
+                             "FLAMEGRAPH_GIT to its git directory, to compare against stackcollapse-perf.pl")
         git_dir = str(clone / ".git")
     script = subprocess.run(
         ["git", "--git-dir", git_dir, "show", "HEAD:stackcollapse-perf.pl"],
