@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -16,8 +17,30 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS = ROOT / "agents"
 # The oldest Python the agent supports; the agent must run on it, so tests use it.
-PY36 = next((p for p in ("/root/.pyenv/versions/3.6.15/bin/python3.6", shutil.which("python3.6")) if p and
-             os.path.exists(p)), sys.executable)
+def _oldest_python() -> str:
+    """PERFLAB_AGENT_PYTHON, else the oldest Python 3 that pyenv or PATH offers, else this one."""
+    override = os.environ.get("PERFLAB_AGENT_PYTHON")
+    if override:
+        return override
+    candidates: list[tuple[tuple[int, ...], str]] = []
+    pyenv = shutil.which("pyenv")
+    if pyenv:
+        root = subprocess.run([pyenv, "root"], capture_output=True, text=True, check=False).stdout.strip()
+        for exe in Path(root).glob("versions/3.*/bin/python3") if root else []:
+            version = exe.parent.parent.name
+            if re.fullmatch(r"3\.\d+\.\d+", version):
+                candidates.append((tuple(int(x) for x in version.split(".")), str(exe)))
+    for minor in range(6, 12):
+        found = shutil.which(f"python3.{minor}")
+        if found:
+            candidates.append(((3, minor), found))
+    for _, exe in sorted(candidates):
+        if subprocess.run([exe, "-c", "pass"], capture_output=True, check=False).returncode == 0:
+            return exe
+    return sys.executable
+
+
+PY36 = _oldest_python()
 
 
 def agent_env(server_url: str, token: str, **extra: str) -> dict[str, str]:

@@ -37,6 +37,7 @@ import { FlameGraph, graphHeight } from "./FlameGraph";
 import { DiffTooltip, FrameTooltip } from "./FrameTooltip";
 import { SearchBox } from "./SearchBox";
 import { Segmented } from "./Segmented";
+import { ViewTabs } from "./ViewTabs";
 
 export function ProfileComparePage() {
   const { slug = "" } = useParams();
@@ -132,25 +133,17 @@ function CompareBody({ state }: { state: CompareState }) {
   return (
     <>
       {diff.data ? <Normalisation diff={diff.data} /> : null}
-      <div className="tabs flame-tabs" role="tablist" aria-label="Comparison views">
-        {(
+      <ViewTabs
+        label="Comparison views"
+        tabs={
           [
             ["diff", "Differential"],
             ["side", "Side by side"],
           ] as const
-        ).map(([key, label]) => (
-          <button
-            key={key}
-            type="button"
-            role="tab"
-            aria-selected={state.tab === key}
-            className={state.tab === key ? "active" : undefined}
-            onClick={() => set({ tab: key })}
-          >
-            {label}
-          </button>
-        ))}
-      </div>
+        }
+        active={state.tab}
+        onSelect={(tab) => set({ tab })}
+      />
       <section className="card">
         <div className="toolbar flame-toolbar">
           <SearchBox

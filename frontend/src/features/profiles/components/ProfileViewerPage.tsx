@@ -22,6 +22,7 @@ import { FunctionTable } from "./FunctionTable";
 import { SandwichView } from "./SandwichView";
 import { SearchBox } from "./SearchBox";
 import { Segmented } from "./Segmented";
+import { ViewTabs } from "./ViewTabs";
 
 export function ProfileViewerPage() {
   const { slug = "", profileId = "" } = useParams();
@@ -138,25 +139,17 @@ function ProfileBody({ tree }: { tree: FrameTree }) {
 
   return (
     <>
-      <div className="tabs flame-tabs" role="tablist" aria-label="Profile views">
-        {(
+      <ViewTabs
+        label="Profile views"
+        tabs={
           [
             ["graph", "Flame graph"],
             ["functions", "Functions"],
           ] as const
-        ).map(([key, label]) => (
-          <button
-            key={key}
-            type="button"
-            role="tab"
-            aria-selected={view.tab === key}
-            className={view.tab === key ? "active" : undefined}
-            onClick={() => set({ tab: key })}
-          >
-            {label}
-          </button>
-        ))}
-      </div>
+        }
+        active={view.tab}
+        onSelect={(tab) => set({ tab })}
+      />
       <section className="card">
         <div className="toolbar flame-toolbar">
           <SearchBox
