@@ -233,8 +233,7 @@ def _extra_commands() -> list[Any]:
     """Subcommands contributed by domains (`perflab run show`, `perflab profile show`, ...)."""
     from perflab import domains
 
-    modules = (domains.load(m) for m in domains.CLI_MODULES)
-    return [m.register for m in modules if m is not None]
+    return [domains.load(m).register for m in domains.CLI_MODULES]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -117,10 +117,9 @@ def create_app() -> FastAPI:
 
     for module_name in domains.ROUTER_MODULES:
         module = domains.load(module_name)
-        if module is not None:
-            for attr in ("router", "users_router", "public_router"):
-                if hasattr(module, attr):
-                    app.include_router(getattr(module, attr))
+        for attr in ("router", "users_router", "public_router"):
+            if hasattr(module, attr):
+                app.include_router(getattr(module, attr))
 
     dist = frontend_dist()
     if dist is not None:
