@@ -173,14 +173,9 @@ def parse_pending(session: Session, stream: Stream, fresh: dict[int, list[Any]] 
     parser = parsers.line_parser(kind)
     if state.get("parser"):
         parser = type(parser).from_state(state["parser"])
-    units = _units(kind)
-    # (key, timestamp text, value): COPY text is built directly, formatting each line's time once.
-    points: list[tuple[str, str, float]] = []
-    wanted: dict[str, tuple[str, dict[str, Any], str]] = {}
-    keys: dict[tuple[str, str], str] = {}
+    buf = PointBuffer(stream.source, _units(kind))
     warnings: list[str] = list(state.get("warnings", []))
     expected = stream.parsed_seq + 1
-    source = stream.source
     for seq, lines in chunks:
         if seq != expected:
             break
@@ -193,18 +188,9 @@ def parse_pending(session: Session, stream: Stream, fresh: dict[int, list[Any]] 
                 continue
             if not records:
                 continue
-            t = datetime.fromtimestamp(wall, UTC).isoformat()
-            for record in records:
-                for metric, labels, unit, value in records_to_points(source, record, units):
-                    label_text = repr(labels) if labels else ""
-                    key = keys.get((metric, label_text))
-                    if key is None:
-                        key = keys[(metric, label_text)] = series_key(metric, labels)
-                        if key not in wanted:
-                            wanted[key] = (metric, labels, unit)
-                    points.append((key, t, value))
+            buf.add(records, datetime.fromtimestamp(wall, UTC).isoformat())
         expected = seq + 1
-    stored = _store(session, stream, points, wanted)
+    stored = _store(session, stream, buf)
     stream.parsed_seq = expected - 1
     stream.samples += stored
     last_wall = state.get("last_wall")
@@ -214,22 +200,34 @@ def parse_pending(session: Session, stream: Stream, fresh: dict[int, list[Any]] 
     return stored
 
 
-Point = tuple[str, str, float]
+class PointBuffer:
+    """Samples parsed from a batch, as (series key, timestamp text, value), and the series they need.
+
+    COPY text is built from these directly; keys are cached per (metric, labels) because a pidstat
+    record yields a dozen metrics for the same process, line after line.
+    """
+
+    def __init__(self, source: str, units: dict[str, str]) -> None:
+        self.source = source
+        self.units = units
+        self.points: list[tuple[str, str, float]] = []
+        self.wanted: dict[str, tuple[str, dict[str, Any], str]] = {}
+        self._keys: dict[tuple[str, str], str] = {}
+
+    def add(self, records: list[dict[str, Any]], t: str) -> None:
+        for record in records:
+            for metric, labels, unit, value in records_to_points(self.source, record, self.units):
+                label_text = repr(labels) if labels else ""
+                key = self._keys.get((metric, label_text))
+                if key is None:
+                    key = self._keys[(metric, label_text)] = series_key(metric, labels)
+                    self.wanted.setdefault(key, (metric, labels, unit))
+                self.points.append((key, t, value))
 
 
-def _to_points(source: str, records: list[dict[str, Any]], t: str, units: dict[str, str],
-               points: list[Point], wanted: dict[str, tuple[str, dict[str, Any], str]]) -> None:
-    for record in records:
-        for metric, labels, unit, value in records_to_points(source, record, units):
-            key = series_key(metric, labels)
-            if key not in wanted:
-                wanted[key] = (metric, labels, unit)
-            points.append((key, t, value))
-
-
-def _store(session: Session, stream: Stream, points: list[Point],
-           wanted: dict[str, tuple[str, dict[str, Any], str]]) -> int:
+def _store(session: Session, stream: Stream, buf: PointBuffer) -> int:
     """COPY the points into `sample`, creating missing series first. Returns how many were stored."""
+    points, wanted = buf.points, buf.wanted
     cache = SeriesCache(session, stream)
     cache.ensure(wanted)
     ids = cache.ids
@@ -269,10 +267,9 @@ def flush_parser(session: Session, stream: Stream) -> int:
         return 0  # pidstat's finish() only completes its Average lines, summarised separately
     wall = state.get("last_wall")
     t = datetime.fromtimestamp(wall, UTC).isoformat() if wall is not None else datetime.now(UTC).isoformat()
-    points: list[Point] = []
-    wanted: dict[str, tuple[str, dict[str, Any], str]] = {}
-    _to_points(stream.source, records, t, _units(kind), points, wanted)
-    stored = _store(session, stream, points, wanted)
+    buf = PointBuffer(stream.source, _units(kind))
+    buf.add(records, t)
+    stored = _store(session, stream, buf)
     stream.samples += stored
     stream.parser_state = {**state, "parser": parser.state()}
     return stored
