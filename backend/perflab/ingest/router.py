@@ -14,6 +14,7 @@ from perflab.artifacts import service as artifacts_service
 from perflab.config import get_settings
 from perflab.db import unit_of_work
 from perflab.deps import IngestToken, SessionDep
+from perflab.experiments.models import Experiment
 from perflab.ingest import service
 from perflab.ingest.schemas import (
     AgentRunStatus,
@@ -84,8 +85,6 @@ def create_run(body: RunCreate, token: IngestToken, db: SessionDep, response: Re
     if not created:
         response.status_code = 200
     project = service.project_of(db, token)
-    from perflab.experiments.models import Experiment
-
     exp = db.get(Experiment, run.experiment_id)
     return RunCreated(run_id=run.id, project=project.slug, experiment=exp.name if exp else body.experiment,
                       status=run.status, url=f"{get_settings().base_url()}/runs/{run.id}")

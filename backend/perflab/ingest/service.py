@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from perflab.errors import BadInput, Conflict, NotFound
 from perflab.experiments import service as experiments_service
+from perflab.experiments.models import Experiment
 from perflab.hosts.models import Host
 from perflab.hosts.service import ONLINE_WINDOW
 from perflab.ingest import pipeline
@@ -80,13 +81,15 @@ def runs_for_host(session: Session, *, host: Host) -> list[dict[str, Any]]:
     """Runs this daemon should collect for, and joined runs that ended (so it closes its streams)."""
     out = []
     active = session.execute(
-        select(Run, RunHost.state)
+        select(Run, RunHost.state, Experiment.name)
+        .join(Experiment, Experiment.id == Run.experiment_id)
         .outerjoin(RunHost, (RunHost.run_id == Run.id) & (RunHost.host_id == host.id))
         .where(Run.project_id == host.project_id, Run.source == "agent",
                Run.created_at > now() - timedelta(days=2))
-        .where((Run.status.in_(("pending", "running"))) | (RunHost.state.is_not(None)))
+        # Waiting or running runs, and runs this host joined whose streams it has not closed yet.
+        .where(Run.status.in_(("pending", "running")) | RunHost.state.not_in(("done", "failed")))
     ).all()
-    for run, joined_state in active:
+    for run, joined_state, experiment in active:
         roles = list(run.expected_roles or [])
         if roles and host.role not in roles and joined_state is None:
             continue
@@ -98,11 +101,7 @@ def runs_for_host(session: Session, *, host: Host) -> list[dict[str, Any]]:
             state = "running" if run.started_at is not None else "waiting"
         else:
             continue
-        from perflab.experiments.models import Experiment
-
-        exp = session.get(Experiment, run.experiment_id)
-        out.append({"run_id": run.id, "experiment": exp.name if exp else "", "state": state,
-                    "wait_for_roles": roles})
+        out.append({"run_id": run.id, "experiment": experiment, "state": state, "wait_for_roles": roles})
     return out
 
 
@@ -357,8 +356,6 @@ def evaluate(session: Session, *, run: Run) -> None:
         reasons.append(f"the load command exited with code {run.exit_code}")
     run.status = "partial" if reasons else "complete"
     run.status_reasons = reasons
-    from perflab.experiments.models import Experiment
-
     exp = session.get(Experiment, run.experiment_id)
     if exp is not None and exp.status == "running":
         busy = session.scalar(
