@@ -334,7 +334,7 @@ def test_compare_reads_precomputed_data_only_in_a_bounded_number_of_queries(
         _compare(client, investigation.slug)
     finally:
         event.remove(db_engine, "before_cursor_execute", record)
-    assert statements and not any(re.search(r"\b(FROM|JOIN)\s+sample\b", st, re.IGNORECASE) for st in statements)
+    assert statements and not any(re.search(r"\b(FROM|JOIN)\s+series_chunk\b", st, re.IGNORECASE) for st in statements)
     assert len(statements) <= 20, len(statements)
 
 

@@ -1,6 +1,6 @@
 """Importing pasted or uploaded tool output as a run.
 
-Raw text is stored first (an artifact per file), then fed through the same stream pipeline the agents
+Raw text is stored once, first (as the stream's raw chunk, or an artifact for one-shot kinds), then fed through the same stream pipeline the agents
 use, so an imported vmstat table becomes the same series a streamed one would, and a parser fix can
 re-parse it (`perflab reparse RUN`).
 """
@@ -165,13 +165,16 @@ def import_run(
     for file, (text, data, info) in zip(files, analysed, strict=True):
         assert data is not None
         kind, role = info["kind"], info["role"]
-        artifacts_service.store(session, project_id=project.id, run_id=run.id, kind="import", name=file.name,
-                                data=text.encode(), role=role, content_type="text/plain; charset=utf-8")
+        streamed = kind in pipeline.STREAMING or kind in pipeline.ONE_SHOT
+        if not streamed and kind != "sysctl":
+            # The raw text is kept once: a stream's raw chunk (or the sysctl artifact) already holds it.
+            artifacts_service.store(session, project_id=project.id, run_id=run.id, kind="import", name=file.name,
+                                    data=text.encode(), role=role, content_type="text/plain; charset=utf-8")
         name = f"{kind}:{file.name}"
         while name in used:
             name += "'"
         used.add(name)
-        if kind in pipeline.STREAMING or kind in pipeline.ONE_SHOT:
+        if streamed:
             stream = _add_stream(session, run=run, name=name[:200], source=kind, role=role, text=text)
             if stream.error:
                 info["warnings"].append(stream.error)

@@ -1,4 +1,4 @@
-"""From stored raw chunks to series, samples and summaries.
+"""From stored raw chunks to series, series chunks and summaries.
 
 Chunks are parsed strictly in seq order, resuming the line parser from the state kept on the stream,
 so the live page is current while a run streams and a retried or reordered batch is never parsed twice.
@@ -8,6 +8,7 @@ Everything here can be rerun from the raw chunks (`perflab reparse RUN`).
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import logging
 import math
@@ -15,12 +16,14 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, delete, func, select, update
+from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from perflab import parsers
-from perflab.runs.models import RawChunk, Run, Sample, Series, Stream, Summary
+from perflab.runs.models import RawChunk, Run, Series, SeriesChunk, Stream, Summary
+from perflab.series import codec
+from perflab.series import service as series_service
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +67,14 @@ class SeriesCache:
     def __init__(self, session: Session, stream: Stream) -> None:
         self.session = session
         self.stream = stream
-        self.ids: dict[str, int] = {
-            key: sid for key, sid in session.execute(select(Series.key, Series.id).where(Series.stream_id == stream.id))
-        }
+        self.ids: dict[str, int] = {}
+        # Samples each series holds so far: the next chunk of a series is numbered by its first sample.
+        self.points: dict[int, int] = {}
+        for key, sid, points in session.execute(
+            select(Series.key, Series.id, Series.points).where(Series.stream_id == stream.id)
+        ):
+            self.ids[key] = sid
+            self.points[sid] = points
 
     def ensure(self, wanted: dict[str, tuple[str, dict[str, Any], str]]) -> None:
         """wanted: key -> (metric, labels, unit) for every key seen in this batch."""
@@ -82,8 +90,11 @@ class SeriesCache:
         # executemany form: compiled once and cached, unlike a VALUES list built per batch.
         self.session.connection().execute(
             insert(SERIES_TABLE).on_conflict_do_nothing(index_elements=["run_id", "stream_id", "key"]), rows)
-        self.ids.update({key: sid for key, sid in self.session.execute(
-            select(Series.key, Series.id).where(Series.stream_id == st.id, Series.key.in_(missing)))})
+        for key, sid, points in self.session.execute(
+            select(Series.key, Series.id, Series.points).where(Series.stream_id == st.id, Series.key.in_(missing))
+        ):
+            self.ids[key] = sid
+            self.points[sid] = points
 
 
 def _units(kind: str) -> dict[str, str]:
@@ -130,15 +141,6 @@ def records_to_points(
                 for bucket, count in (q.get("buckets") or {}).items():
                     if (f := _numeric(count)) is not None:
                         yield f"{direction}.packets_{bucket}", {"queue": queue}, "packets", f
-
-
-def _copy_text(session: Session, payload: str) -> None:
-    if not payload:
-        return
-    raw = session.connection().connection.driver_connection
-    assert raw is not None
-    with raw.cursor() as cur, cur.copy("COPY sample (run_id, series_id, t, value) FROM STDIN") as copy:
-        copy.write(payload)
 
 
 def parse_pending(session: Session, stream: Stream, fresh: dict[int, list[Any]] | None = None) -> int:
@@ -188,7 +190,7 @@ def parse_pending(session: Session, stream: Stream, fresh: dict[int, list[Any]] 
                 continue
             if not records:
                 continue
-            buf.add(records, datetime.fromtimestamp(wall, UTC).isoformat())
+            buf.add(records, round(wall * 1e6))
         expected = seq + 1
     stored = _store(session, stream, buf)
     stream.parsed_seq = expected - 1
@@ -201,20 +203,20 @@ def parse_pending(session: Session, stream: Stream, fresh: dict[int, list[Any]] 
 
 
 class PointBuffer:
-    """Samples parsed from a batch, as (series key, timestamp text, value), and the series they need.
+    """Samples parsed from a batch, per series key as ([microseconds], [values]), and the series they need.
 
-    COPY text is built from these directly; keys are cached per (metric, labels) because a pidstat
-    record yields a dozen metrics for the same process, line after line.
+    Keys are cached per (metric, labels) because a pidstat record yields a dozen metrics for the same
+    process, line after line.
     """
 
     def __init__(self, source: str, units: dict[str, str]) -> None:
         self.source = source
         self.units = units
-        self.points: list[tuple[str, str, float]] = []
+        self.points: dict[str, tuple[list[int], list[float]]] = {}
         self.wanted: dict[str, tuple[str, dict[str, Any], str]] = {}
         self._keys: dict[tuple[str, str], str] = {}
 
-    def add(self, records: list[dict[str, Any]], t: str) -> None:
+    def add(self, records: list[dict[str, Any]], t: int) -> None:
         for record in records:
             for metric, labels, unit, value in records_to_points(self.source, record, self.units):
                 label_text = repr(labels) if labels else ""
@@ -222,25 +224,27 @@ class PointBuffer:
                 if key is None:
                     key = self._keys[(metric, label_text)] = series_key(metric, labels)
                     self.wanted.setdefault(key, (metric, labels, unit))
-                self.points.append((key, t, value))
+                    self.points.setdefault(key, ([], []))
+                times, values = self.points[key]
+                times.append(t)
+                values.append(value)
 
 
 def _store(session: Session, stream: Stream, buf: PointBuffer) -> int:
-    """COPY the points into `sample`, creating missing series first. Returns how many were stored."""
-    points, wanted = buf.points, buf.wanted
+    """One chunk per series for the batch, creating missing series first. Returns samples stored."""
     cache = SeriesCache(session, stream)
-    cache.ensure(wanted)
-    ids = cache.ids
-    run_id = str(stream.run_id)
-    if len({(k, t) for k, t, _ in points}) != len(points):
-        # Two values for one series at one instant (e.g. lines stamped alike): keep the last, as a
-        # re-sent sample would overwrite, rather than failing the whole batch on the primary key.
-        points = list({(k, t): (k, t, v) for k, t, v in points}.values())
-    _copy_text(session, "".join(f"{run_id}\t{ids[k]}\t{t}\t{v!r}\n" for k, t, v in points))
+    cache.ensure(buf.wanted)
+    rows = []
     counts: dict[int, int] = {}
-    for k, _, _ in points:
-        sid = ids[k]
-        counts[sid] = counts.get(sid, 0) + 1
+    for key, (times, values) in buf.points.items():
+        if any(a >= b for a, b in itertools.pairwise(times)):
+            # Two values at one instant (lines stamped alike) or a clock step back: time order, the
+            # last value of an instant kept, as a re-sent sample overwrites.
+            times, values = codec.merge([(times, values)])
+        sid = cache.ids[key]
+        rows.append(series_service.chunk_row(stream.run_id, sid, cache.points[sid], times, values))
+        counts[sid] = len(values)
+    series_service.write_chunks(session, rows)
     if counts:
         table = SERIES_TABLE
         # Core executemany (not ORM bulk update, which wants whole rows): one round trip per batch.
@@ -248,7 +252,7 @@ def _store(session: Session, stream: Stream, buf: PointBuffer) -> int:
             update(table).where(table.c.id == bindparam("sid")).values(points=table.c.points + bindparam("n")),
             [{"sid": sid, "n": n} for sid, n in counts.items()],
         )
-    return len(points)
+    return sum(counts.values())
 
 
 def flush_parser(session: Session, stream: Stream) -> int:
@@ -266,7 +270,7 @@ def flush_parser(session: Session, stream: Stream) -> int:
     if not records or stream.source == "pidstat":
         return 0  # pidstat's finish() only completes its Average lines, summarised separately
     wall = state.get("last_wall")
-    t = datetime.fromtimestamp(wall, UTC).isoformat() if wall is not None else datetime.now(UTC).isoformat()
+    t = round((wall if wall is not None else datetime.now(UTC).timestamp()) * 1e6)
     buf = PointBuffer(stream.source, _units(kind))
     buf.add(records, t)
     stored = _store(session, stream, buf)
@@ -327,22 +331,31 @@ def finish_stream(session: Session, stream: Stream, run: Run) -> None:
         if averages:
             session.add(Summary(run_id=run.id, stream_id=stream.id, role=stream.role, kind="pidstat-averages",
                                 data={"averages": averages, "computed_from": source}, warnings=[]))
+    compact_stream(session, stream)
     refresh_series_stats(session, stream, run)
+
+
+def compact_stream(session: Session, stream: Stream) -> None:
+    """A closed stream's series become one chunk each: what a live run appended batch by batch costs a
+    row per batch per series, the merged chunk a few bytes per sample."""
+    ids = list(session.scalars(select(Series.id).where(Series.stream_id == stream.id)))
+    series_service.compact(session, run_id=stream.run_id, series_ids=ids)
 
 
 def averages_from_rows(session: Session, stream: Stream) -> list[dict[str, Any]]:
     """Per process, the mean of every pidstat metric over the run (pidstat's own Average semantics)."""
-    rows = session.execute(
-        select(Series.labels, Series.metric, func.avg(Sample.value))
-        .join(Sample, (Sample.series_id == Series.id) & (Sample.run_id == Series.run_id))
-        .where(Series.stream_id == stream.id)
-        .group_by(Series.id)
+    series = session.execute(
+        select(Series.id, Series.labels, Series.metric).where(Series.stream_id == stream.id)
     ).all()
+    points = series_service.read_points(session, [(stream.run_id, sid) for sid, _, _ in series])
     by_proc: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for labels, metric, mean in rows:
+    for sid, labels, metric in series:
+        values = points.get((stream.run_id, sid), ([], []))[1]
+        if not values:
+            continue
         key = (labels.get("command"), labels.get("pid"), labels.get("tid"))
         entry = by_proc.setdefault(key, {k: v for k, v in labels.items()})
-        entry[metric] = round(float(mean), 2)
+        entry[metric] = round(math.fsum(values) / len(values), 2)
     return sorted(by_proc.values(), key=lambda e: (str(e.get("command")), e.get("pid") or 0))
 
 
@@ -367,39 +380,36 @@ def headline_from_wrk(data: dict[str, Any]) -> dict[str, Any]:
 TRIM_FRACTION = 0.1
 
 
-def refresh_series_stats(session: Session, stream: Stream, run: Run) -> None:
-    from sqlalchemy import text
+def steady_stats(values: list[float]) -> dict[str, Any] | None:
+    """Statistics of a time-ordered series without its first and last TRIM_FRACTION (5+ samples)."""
+    n = len(values)
+    if not n:
+        return None
+    if n >= 5:
+        cut = max(1, math.floor(n * TRIM_FRACTION))
+        values = values[cut:n - cut]
+        n = len(values)
+    mean = math.fsum(values) / n
+    stdev = math.sqrt(math.fsum((x - mean) ** 2 for x in values) / (n - 1)) if n > 1 else None
+    ordered = sorted(values)
+    mid = n // 2
+    median = ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    return {"mean": mean, "min": ordered[0], "max": ordered[-1], "stdev": stdev, "n": n, "median": median,
+            "trim_fraction": TRIM_FRACTION}
 
-    rows = session.execute(
-        text(
-            """
-            WITH ranked AS (
-              SELECT series_id, value,
-                     row_number() OVER (PARTITION BY series_id ORDER BY t) AS i,
-                     count(*) OVER (PARTITION BY series_id) AS n
-              FROM sample WHERE run_id = :run AND series_id IN (SELECT id FROM series WHERE stream_id = :stream)
-            )
-            SELECT series_id, avg(value), min(value), max(value), stddev_samp(value), count(*),
-                   percentile_cont(0.5) WITHIN GROUP (ORDER BY value)
-            FROM ranked
-            WHERE n < 5 OR (i > greatest(1, floor(n * :trim)) AND i <= n - greatest(1, floor(n * :trim)))
-            GROUP BY series_id
-            """
-        ),
-        {"run": run.id, "stream": stream.id, "trim": TRIM_FRACTION},
-    ).all()
-    by_id = {r[0]: r for r in rows}
-    for series in session.scalars(select(Series).where(Series.stream_id == stream.id)):
-        r = by_id.get(series.id)
-        if r is None:
-            continue
-        series.stats = {"mean": r[1], "min": r[2], "max": r[3], "stdev": r[4], "n": r[5], "median": r[6],
-                        "trim_fraction": TRIM_FRACTION}
+
+def refresh_series_stats(session: Session, stream: Stream, run: Run) -> None:
+    series = list(session.scalars(select(Series).where(Series.stream_id == stream.id)))
+    points = series_service.read_points(session, [(run.id, s.id) for s in series])
+    for s in series:
+        stats = steady_stats(points.get((run.id, s.id), ([], []))[1])
+        if stats is not None:
+            s.stats = stats
 
 
 def reparse_stream(session: Session, stream: Stream, run: Run) -> None:
     ids = select(Series.id).where(Series.stream_id == stream.id)
-    session.execute(delete(Sample).where(Sample.run_id == stream.run_id, Sample.series_id.in_(ids)))
+    session.execute(delete(SeriesChunk).where(SeriesChunk.run_id == stream.run_id, SeriesChunk.series_id.in_(ids)))
     session.execute(delete(Series).where(Series.stream_id == stream.id))
     session.execute(delete(Summary).where(Summary.stream_id == stream.id))
     stream.parsed_seq = 0

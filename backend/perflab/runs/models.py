@@ -11,7 +11,6 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
-    Double,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
@@ -155,14 +154,29 @@ class Series(Base):
     stats: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
 
 
-class Sample(Base):
-    __tablename__ = "sample"
-    __table_args__ = (PrimaryKeyConstraint("run_id", "series_id", "t"),)
+class SeriesChunk(Base):
+    """Samples of one series as compact arrays (perflab/series/codec.py): a few bytes a sample.
 
-    run_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True))
+    A live run appends one chunk per series per parsed batch, so the page is current within a
+    second; when the stream closes its chunks are merged into one (chunk 0). Rebuilt from the raw
+    chunks by `perflab reparse`.
+    """
+
+    __tablename__ = "series_chunk"
+    __table_args__ = (PrimaryKeyConstraint("run_id", "series_id", "chunk"),)
+
+    run_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), ForeignKey("run.id", ondelete="CASCADE"))
     series_id: Mapped[int] = mapped_column(BigInteger)
-    t: Mapped[datetime]
-    value: Mapped[float] = mapped_column(Double)
+    # Ordinal of the chunk's first sample within its series, so chunks sort in arrival order.
+    chunk: Mapped[int] = mapped_column(BigInteger)
+    n: Mapped[int] = mapped_column(Integer)
+    # First and last timestamp, so a time window is selected without decoding.
+    t0: Mapped[datetime]
+    t1: Mapped[datetime]
+    # Microseconds between samples when they are regular; `times` then is NULL.
+    step_us: Mapped[int] = mapped_column(BigInteger)
+    times: Mapped[bytes | None] = mapped_column(LargeBinary)
+    vals: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class Summary(CreatedAt, Base):
