@@ -7,7 +7,7 @@ import struct
 
 import pytest
 from perflab import parsers
-from perflab.ingest.pipeline import PointBuffer, _units
+from perflab.ingest.pipeline import PointBuffer, _units, records_to_points, series_key
 from perflab.series import codec
 
 from tests.conftest import FIXTURES
@@ -66,3 +66,18 @@ def test_a_real_vmstat_capture_costs_about_a_byte_a_sample() -> None:
 def test_a_corrupt_blob_is_an_error_not_wrong_numbers() -> None:
     with pytest.raises(codec.CodecError):
         codec.decode_values(b"\x09\x00b")
+
+
+@pytest.mark.parametrize("kind", ["vmstat", "pidstat"])
+def test_the_unrolled_point_buffer_yields_what_records_to_points_says(kind: str) -> None:
+    # The fast path that imports take must store the very series and values the generic one names.
+    parser = parsers.line_parser(kind)
+    buf = PointBuffer(kind, _units(kind))
+    expected: dict[str, list[float]] = {}
+    for i, line in enumerate((VMSTAT.parent / f"{kind}.txt").read_text().splitlines()):
+        records = parser.feed(line)
+        buf.add(records, i)
+        for record in records:
+            for metric, labels, _unit, value in records_to_points(kind, record, _units(kind)):
+                expected.setdefault(series_key(metric, labels), []).append(value)
+    assert expected and {k: v for k, (_, v) in buf.points.items()} == expected

@@ -101,17 +101,15 @@ def content_hash(files: list[ImportFile], experiment: str) -> str:
     return h.hexdigest()
 
 
-def _timestamps(kind: str, lines: list[str], base: float) -> list[float]:
-    """Seconds for each line: one per sampling interval, so imported tables chart like streamed ones."""
-    parser = parsers.line_parser(kind)
+def _timestamps(kind: str, lines: list[str], base: float, parsed: pipeline.Parsed) -> list[float]:
+    """Seconds for each line: one per sampling interval, so imported tables chart like streamed ones.
+
+    The records found on the way go into `parsed`, stored as the stream's samples: the text is parsed once."""
     out = []
     k = -1
     last_key: Any = object()
     for line in lines:
-        try:
-            records = parser.feed(line)
-        except parsers.ParseError:
-            records = []
+        records = parsed.feed(1, line)
         for rec in records:
             # pidstat prints one line per process per interval: those share the interval's second.
             # vmstat rows and netqtop intervals are one interval each.
@@ -120,6 +118,8 @@ def _timestamps(kind: str, lines: list[str], base: float) -> list[float]:
                 k += 1
                 last_key = key
         out.append(base + max(k, 0))
+        if records:
+            parsed.buf.add(records, round(out[-1] * 1e6))
     return out
 
 
@@ -130,13 +130,17 @@ def _add_stream(session: Session, *, run: Run, name: str, source: str, role: str
     session.flush()
     lines = text.splitlines()
     base = (run.started_at or datetime.now(UTC)).timestamp()
-    times = _timestamps(source, lines, base) if source in pipeline.STREAMING else [base] * len(lines)
+    parsed = pipeline.Parsed(stream) if source in pipeline.STREAMING else None
+    times = _timestamps(source, lines, base, parsed) if parsed is not None else [base] * len(lines)
     session.add(RawChunk(run_id=run.id, stream_id=stream.id, seq=1, received_at=datetime.now(UTC),
                          line_count=len(lines),
                          data_gz=pipeline.encode_lines((t, 0.0, line) for t, line in zip(times, lines, strict=True))))
     stream.lines = len(lines)
     session.flush()
-    pipeline.parse_pending(session, stream)
+    if parsed is not None:
+        pipeline.store_parsed(session, stream, parsed, last_seq=1, last_wall=times[-1] if times else None)
+    else:
+        pipeline.parse_pending(session, stream)
     pipeline.finish_stream(session, stream, run)
     stream.closed_at = datetime.now(UTC)
     return stream

@@ -8,12 +8,13 @@ Everything here can be rerun from the raw chunks (`perflab reparse RUN`).
 from __future__ import annotations
 
 import gzip
-import itertools
 import json
 import logging
 import math
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from itertools import repeat
+from operator import mul, sub
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, delete, select, update
@@ -172,33 +173,49 @@ def parse_pending(session: Session, stream: Stream, fresh: dict[int, list[Any]] 
     if not chunks or chunks[0][0] != stream.parsed_seq + 1:
         return 0
     state = stream.parser_state or {}
-    parser = parsers.line_parser(kind)
-    if state.get("parser"):
-        parser = type(parser).from_state(state["parser"])
-    buf = PointBuffer(stream.source, _units(kind))
-    warnings: list[str] = list(state.get("warnings", []))
+    parsed = Parsed(stream, state)
     expected = stream.parsed_seq + 1
     for seq, lines in chunks:
         if seq != expected:
             break
         for wall, _mono, text in lines:
-            try:
-                records = parser.feed(text)
-            except parsers.ParseError as exc:
-                if len(warnings) < 50:
-                    warnings.append(f"chunk {seq}: {exc}")
-                continue
-            if not records:
-                continue
-            buf.add(records, round(wall * 1e6))
+            records = parsed.feed(seq, text)
+            if records:
+                parsed.buf.add(records, round(wall * 1e6))
         expected = seq + 1
-    stored = _store(session, stream, buf)
-    stream.parsed_seq = expected - 1
-    stream.samples += stored
     last_wall = state.get("last_wall")
     if chunks and chunks[-1][1]:
         last_wall = chunks[-1][1][-1][0]
-    stream.parser_state = {"parser": parser.state(), "warnings": warnings[:50], "last_wall": last_wall}
+    return store_parsed(session, stream, parsed, last_seq=expected - 1, last_wall=last_wall)
+
+
+class Parsed:
+    """A streaming stream's line parser (resumed from its saved state), the samples it produced and its
+    warnings. An import uses one directly: it parses its text once, to time the lines and to store them."""
+
+    def __init__(self, stream: Stream, state: dict[str, Any] | None = None) -> None:
+        kind = STREAMING[stream.source]
+        state = state or {}
+        parser = parsers.line_parser(kind)
+        self.parser = type(parser).from_state(state["parser"]) if state.get("parser") else parser
+        self.buf = PointBuffer(stream.source, _units(kind))
+        self.warnings: list[str] = list(state.get("warnings", []))
+
+    def feed(self, seq: int, text: str) -> list[dict[str, Any]]:
+        try:
+            return self.parser.feed(text)
+        except parsers.ParseError as exc:
+            if len(self.warnings) < 50:
+                self.warnings.append(f"chunk {seq}: {exc}")
+            return []
+
+
+def store_parsed(session: Session, stream: Stream, parsed: Parsed, *, last_seq: int, last_wall: float | None) -> int:
+    """Store what `parsed` holds as parsed up to raw chunk `last_seq`. Returns samples stored."""
+    stored = _store(session, stream, parsed.buf)
+    stream.parsed_seq = last_seq
+    stream.samples += stored
+    stream.parser_state = {"parser": parsed.parser.state(), "warnings": parsed.warnings[:50], "last_wall": last_wall}
     return stored
 
 
@@ -215,8 +232,12 @@ class PointBuffer:
         self.points: dict[str, tuple[list[int], list[float]]] = {}
         self.wanted: dict[str, tuple[str, dict[str, Any], str]] = {}
         self._keys: dict[tuple[str, str], str] = {}
+        self._flat: dict[tuple[Any, ...], dict[str, tuple[list[int], list[float]]]] = {}
 
     def add(self, records: list[dict[str, Any]], t: int) -> None:
+        if self.source in ("vmstat", "pidstat"):
+            self._add_flat(records, t)
+            return
         for record in records:
             for metric, labels, unit, value in records_to_points(self.source, record, self.units):
                 label_text = repr(labels) if labels else ""
@@ -229,6 +250,49 @@ class PointBuffer:
                 times.append(t)
                 values.append(value)
 
+    def _add_flat(self, records: list[dict[str, Any]], t: int) -> None:
+        """vmstat and pidstat: every number of a record is a sample of (metric, the record's labels).
+
+        The same as records_to_points, unrolled: an import of 2 million samples spends its time here."""
+        by_labels = self._flat
+        pidstat = self.source == "pidstat"
+        for record in records:
+            if pidstat:
+                labels_key: tuple[Any, ...] = (record.get("command", "?"), record.get("pid"), record.get("tid"))
+            elif record.get("since_boot"):
+                continue  # averages since boot, not a sample of the run
+            else:
+                labels_key = ()
+            lists = by_labels.get(labels_key)
+            if lists is None:
+                lists = by_labels[labels_key] = {}
+            for k, v in record.items():
+                tv = type(v)
+                if tv is float:
+                    if v - v != 0.0:
+                        continue  # inf or nan
+                elif tv is int:
+                    v = float(v)
+                else:
+                    continue
+                pair = lists.get(k)
+                if pair is None:
+                    if k in NOT_METRICS:
+                        continue
+                    pair = lists[k] = self._series(k, labels_key)
+                pair[0].append(t)
+                pair[1].append(v)
+
+    def _series(self, metric: str, labels_key: tuple[Any, ...]) -> tuple[list[int], list[float]]:
+        labels: dict[str, Any] = {}
+        if self.source == "pidstat":
+            labels = {"command": labels_key[0], "pid": labels_key[1]}
+            if labels_key[2] is not None:
+                labels["tid"] = labels_key[2]
+        key = series_key(metric, labels)
+        self.wanted.setdefault(key, (metric, labels, self.units.get(metric, "")))
+        return self.points.setdefault(key, ([], []))
+
 
 def _store(session: Session, stream: Stream, buf: PointBuffer) -> int:
     """One chunk per series for the batch, creating missing series first. Returns samples stored."""
@@ -237,7 +301,7 @@ def _store(session: Session, stream: Stream, buf: PointBuffer) -> int:
     rows = []
     counts: dict[int, int] = {}
     for key, (times, values) in buf.points.items():
-        if any(a >= b for a, b in itertools.pairwise(times)):
+        if not codec.is_increasing(times):
             # Two values at one instant (lines stamped alike) or a clock step back: time order, the
             # last value of an instant kept, as a re-sent sample overwrites.
             times, values = codec.merge([(times, values)])
@@ -390,7 +454,8 @@ def steady_stats(values: list[float]) -> dict[str, Any] | None:
         values = values[cut:n - cut]
         n = len(values)
     mean = math.fsum(values) / n
-    stdev = math.sqrt(math.fsum((x - mean) ** 2 for x in values) / (n - 1)) if n > 1 else None
+    dev = list(map(sub, values, repeat(mean)))
+    stdev = math.sqrt(math.fsum(map(mul, dev, dev)) / (n - 1)) if n > 1 else None
     ordered = sorted(values)
     mid = n // 2
     median = ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2

@@ -16,13 +16,13 @@ Stdlib only: the migration and the bench use it as well as the server.
 
 from __future__ import annotations
 
-import math
 import sys
 import zlib
 from array import array
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from itertools import accumulate, pairwise
+from itertools import accumulate, repeat
+from operator import lt, mul, sub, truediv
 
 FORMAT_SCALED = 1  # integers scaled by 10**scale, delta-encoded
 FORMAT_DOUBLE = 2  # IEEE doubles as they are
@@ -80,38 +80,35 @@ def _unpack(blob: bytes) -> array:  # type: ignore[type-arg]
 def _deltas(ints: Sequence[int]) -> list[int]:
     if not ints:
         return []
-    return [ints[0], *(b - a for a, b in pairwise(ints))]
+    return [ints[0], *map(sub, ints[1:], ints[:-1])]
 
 
-def _scale(values: Sequence[float]) -> int | None:
-    """The smallest number of decimals that gives every value back exactly, or None."""
-    if 0.0 in values and any(v == 0.0 and math.copysign(1.0, v) < 0 for v in values):
-        return None  # -0.0 is no integer's image
+def _scaled(values: Sequence[float]) -> tuple[int, list[int]] | None:
+    """(d, values * 10**d as integers) for the smallest d that gives every value back bit for bit
+    (so -0.0, inf and nan never pass), or None."""
+    exact = array("d", values).tobytes()
     for d in range(MAX_SCALE + 1):
         s = 10**d
         try:
-            ints = [round(v * s) for v in values]
+            ints = list(map(round, values if d == 0 else map(mul, values, repeat(float(s)))))
         except (OverflowError, ValueError):  # inf, nan
             return None
-        if any(not -_LIMIT < i < _LIMIT for i in ints):
+        if ints and not (-_LIMIT < min(ints) and max(ints) < _LIMIT):
             return None
-        if d == 0:
-            if all(float(i) == v for i, v in zip(ints, values)):
-                return 0
-        elif all(i / s == v for i, v in zip(ints, values)):
-            return d
+        back = array("d", ints if d == 0 else map(truediv, ints, repeat(s)))
+        if back.tobytes() == exact:
+            return d, ints
     return None
 
 
 def encode_values(values: Sequence[float]) -> bytes:
-    scale = _scale(values)
-    if scale is None:
+    scaled = _scaled(values)
+    if scaled is None:
         arr = array("d", values)
         if _BIG_ENDIAN:
             arr.byteswap()
         return bytes((FORMAT_DOUBLE, 0)) + b"d" + zlib.compress(arr.tobytes(), 6)
-    s = 10**scale
-    ints = [round(v * s) for v in values]
+    scale, ints = scaled
     return bytes((FORMAT_SCALED, scale)) + _pack(_deltas(ints))
 
 
@@ -126,9 +123,8 @@ def decode_values(blob: bytes) -> list[float]:
         return arr.tolist()
     ints = accumulate(arr)
     if scale == 0:
-        return [float(i) for i in ints]
-    s = 10**scale
-    return [i / s for i in ints]
+        return list(map(float, ints))
+    return list(map(truediv, ints, repeat(10**scale)))
 
 
 def encode_times(times_us: Sequence[int]) -> tuple[int, int, bytes | None]:
@@ -137,9 +133,10 @@ def encode_times(times_us: Sequence[int]) -> tuple[int, int, bytes | None]:
         raise CodecError("a chunk holds at least one sample")
     t0 = times_us[0]
     step = times_us[1] - t0 if len(times_us) > 1 else 0
-    if all(t == t0 + i * step for i, t in enumerate(times_us)):
+    regular = list(range(t0, t0 + len(times_us) * step, step)) if step else [t0] * len(times_us)
+    if regular == list(times_us):
         return t0, step, None
-    offsets = [t - t0 for t in times_us]
+    offsets = list(map(sub, times_us, repeat(t0)))
     return t0, step, _pack(_deltas(_deltas(offsets)))
 
 
@@ -152,6 +149,10 @@ def decode_times(t0: int, step: int, n: int, blob: bytes | None) -> list[int]:
     return [t0 + o for o in offsets]
 
 
+def is_increasing(times: Sequence[int]) -> bool:
+    return all(map(lt, times[:-1], times[1:]))
+
+
 def merge(parts: Sequence[tuple[Sequence[int], Sequence[float]]]) -> tuple[list[int], list[float]]:
     """Chunks of one series as one time-ordered series; a timestamp seen twice keeps its last value,
     as a re-sent sample overwrites the first."""
@@ -160,7 +161,7 @@ def merge(parts: Sequence[tuple[Sequence[int], Sequence[float]]]) -> tuple[list[
     for t, v in parts:
         times.extend(t)
         values.extend(v)
-    if all(a < b for a, b in pairwise(times)):
+    if is_increasing(times):
         return times, values
     last = dict(zip(times, values))
     ordered = sorted(last)
