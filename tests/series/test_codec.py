@@ -52,6 +52,7 @@ def test_a_real_vmstat_capture_costs_about_a_byte_a_sample() -> None:
     buf = PointBuffer("vmstat", _units("vmstat"))
     for i, line in enumerate(VMSTAT.read_text().splitlines()):
         buf.add(parser.feed(line), 1_795_000_000_000_000 + i * 1_000_000)
+    buf.flush()
     total = n = 0
     for times, values in buf.points.values():
         blob = codec.encode_values(values)
@@ -80,4 +81,5 @@ def test_the_unrolled_point_buffer_yields_what_records_to_points_says(kind: str)
         for record in records:
             for metric, labels, _unit, value in records_to_points(kind, record, _units(kind)):
                 expected.setdefault(series_key(metric, labels), []).append(value)
+    buf.flush()
     assert expected and {k: v for k, (_, v) in buf.points.items()} == expected
