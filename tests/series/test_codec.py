@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import struct
+from typing import Any
 
 import pytest
 from perflab import parsers
@@ -83,3 +84,24 @@ def test_the_unrolled_point_buffer_yields_what_records_to_points_says(kind: str)
                 expected.setdefault(series_key(metric, labels), []).append(value)
     buf.flush()
     assert expected and {k: v for k, (_, v) in buf.points.items()} == expected
+
+
+@pytest.mark.parametrize("path", [
+    VMSTAT, VMSTAT.parent / "pidstat.txt", *sorted((FIXTURES / "netqtop").glob("*.txt"))[:2],
+    *sorted((FIXTURES / "vmstat").glob("*.txt"))[:4],
+])
+def test_the_import_line_parse_previews_what_perflab_parse_prints(path: Any) -> None:
+    # Imports parse a streaming kind once, keeping each line's records; the preview must not change.
+    from perflab.ingest.pipeline import LineParse
+
+    kind = "netqtop" if "netqtop" in str(path) else "pidstat" if "pidstat" in path.name else "vmstat"
+    text = path.read_text()
+    try:
+        expected = parsers.parse(kind, text)
+    except parsers.ParseError:
+        with pytest.raises(parsers.ParseError):
+            LineParse(kind, text)
+        return
+    kept = LineParse(kind, text)
+    assert kept.doc == expected
+    assert len(kept.records) == len(kept.lines)

@@ -71,23 +71,33 @@ def _preview_values(kind: str, data: dict[str, Any]) -> dict[str, Any]:
     return {"keys": sorted(data)[:10]}
 
 
-def analyse(file: ImportFile) -> tuple[str, dict[str, Any] | None, dict[str, Any]]:
-    """(text, parsed JSON or None, preview) for one file; parse errors go in the preview."""
+def analyse(
+    file: ImportFile,
+) -> tuple[str, dict[str, Any] | None, dict[str, Any], pipeline.LineParse | None]:
+    """(text, parsed JSON or None, preview, the line parse of a streaming kind) for one file; parse
+    errors go in the preview."""
     text = decode(file)
     kind = file.kind
     if kind != "auto" and kind not in parsers.KINDS:
         raise BadInput(f"{file.name}: unknown kind {kind!r}; use one of {', '.join(parsers.KINDS)} or auto")
+    kept = None
     try:
-        data = parsers.parse(kind, text)
+        streaming = parsers.detect(text) if kind == "auto" else kind
+        if streaming in pipeline.STREAMING:
+            # Parsed line by line once; the import reuses the lines' records instead of parsing again.
+            kept = pipeline.LineParse(streaming, text)
+            data = kept.doc if kind != "auto" else {"kind": streaming, **kept.doc}
+        else:
+            data = parsers.parse(kind, text)
     except parsers.ParseError as exc:
         detected = parsers.detect(text) if kind == "auto" else kind
         return text, None, {"name": file.name, "kind": detected, "ok": False, "error": str(exc),
-                            "role": file.role or DEFAULT_ROLES.get(detected or "", "target")}
+                            "role": file.role or DEFAULT_ROLES.get(detected or "", "target")}, None
     if kind == "auto":
         kind = str(data.get("kind"))
     role = file.role or DEFAULT_ROLES.get(kind, "target")
     return text, data, {"name": file.name, "kind": kind, "ok": True, "role": role,
-                        "warnings": list(data.get("warnings", [])), "preview": _preview_values(kind, data)}
+                        "warnings": list(data.get("warnings", [])), "preview": _preview_values(kind, data)}, kept
 
 
 def preview(files: list[ImportFile]) -> list[dict[str, Any]]:
@@ -101,15 +111,14 @@ def content_hash(files: list[ImportFile], experiment: str) -> str:
     return h.hexdigest()
 
 
-def _timestamps(kind: str, lines: list[str], base: float, parsed: pipeline.Parsed) -> list[float]:
+def _timestamps(kind: str, kept: pipeline.LineParse, base: float, parsed: pipeline.Parsed) -> list[float]:
     """Seconds for each line: one per sampling interval, so imported tables chart like streamed ones.
 
-    The records found on the way go into `parsed`, stored as the stream's samples: the text is parsed once."""
+    Each line's records (from the one parse of the text) go into `parsed`, stored as the stream's samples."""
     out = []
     k = -1
     last_key: Any = object()
-    for line in lines:
-        records = parsed.feed(1, line)
+    for records in kept.records:
         for rec in records:
             # pidstat prints one line per process per interval: those share the interval's second.
             # vmstat rows and netqtop intervals are one interval each.
@@ -123,15 +132,16 @@ def _timestamps(kind: str, lines: list[str], base: float, parsed: pipeline.Parse
     return out
 
 
-def _add_stream(session: Session, *, run: Run, name: str, source: str, role: str, text: str) -> Stream:
+def _add_stream(session: Session, *, run: Run, name: str, source: str, role: str, text: str,
+                kept: pipeline.LineParse | None) -> Stream:
     stream = Stream(run_id=run.id, agent_id=IMPORT_AGENT, role=role, source=source, name=name, lines=0, samples=0,
                     dropped=0, max_seq=1, chunks=1, parsed_seq=0, closed_seq=1, state="closed", parser_state={})
     session.add(stream)
     session.flush()
-    lines = text.splitlines()
+    lines = kept.lines if kept is not None else text.splitlines()
     base = (run.started_at or datetime.now(UTC)).timestamp()
-    parsed = pipeline.Parsed(stream) if source in pipeline.STREAMING else None
-    times = _timestamps(source, lines, base, parsed) if parsed is not None else [base] * len(lines)
+    parsed = pipeline.Parsed(stream, {"parser": kept.state}) if kept is not None else None
+    times = _timestamps(source, kept, base, parsed) if kept is not None and parsed is not None else [base] * len(lines)
     session.add(RawChunk(run_id=run.id, stream_id=stream.id, seq=1, received_at=datetime.now(UTC),
                          line_count=len(lines),
                          data_gz=pipeline.encode_lines((t, 0.0, line) for t, line in zip(times, lines, strict=True))))
@@ -166,7 +176,7 @@ def import_run(
     session.add(run)
     session.flush()
     used: set[str] = set()
-    for file, (text, data, info) in zip(files, analysed, strict=True):
+    for file, (text, data, info, kept) in zip(files, analysed, strict=True):
         assert data is not None
         kind, role = info["kind"], info["role"]
         streamed = kind in pipeline.STREAMING or kind in pipeline.ONE_SHOT
@@ -179,7 +189,7 @@ def import_run(
             name += "'"
         used.add(name)
         if streamed:
-            stream = _add_stream(session, run=run, name=name[:200], source=kind, role=role, text=text)
+            stream = _add_stream(session, run=run, name=name[:200], source=kind, role=role, text=text, kept=kept)
             if stream.error:
                 info["warnings"].append(stream.error)
         else:

@@ -22,6 +22,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from perflab import parsers
+from perflab.parsers._common import check_text, split_lines
 from perflab.runs.models import RawChunk, Run, Series, SeriesChunk, Stream, Summary
 from perflab.series import codec
 from perflab.series import service as series_service
@@ -208,6 +209,23 @@ class Parsed:
             if len(self.warnings) < 50:
                 self.warnings.append(f"chunk {seq}: {exc}")
             return []
+
+
+class LineParse:
+    """A whole text parsed by a streaming kind's line parser, each line's records kept: an import parses
+    its text once, for the preview (`doc`, what parsers.parse returns), the lines' times and the samples.
+    A ParseError propagates, as from parsers.parse."""
+
+    def __init__(self, kind: str, text: str) -> None:
+        check_text(text)
+        parser = parsers.line_parser(kind)
+        self.lines = split_lines(text)
+        feed = parser.feed
+        self.records: list[list[dict[str, Any]]] = [feed(line) for line in self.lines]
+        # What parse_pending would have saved: the state before finish(), which flush_parser calls later.
+        self.state: dict[str, Any] = json.loads(json.dumps(parser.state()))
+        tail = parser.finish()
+        self.doc = parser.result([r for recs in self.records for r in recs] + tail)
 
 
 def store_parsed(session: Session, stream: Stream, parsed: Parsed, *, last_seq: int, last_wall: float | None) -> int:
