@@ -38,7 +38,8 @@ NOT_METRICS = {"pid", "tid", "uid", "time", "timestamp", "since_boot", "cpu", "c
 
 
 def encode_lines(lines: Iterable[tuple[float, float, str]]) -> bytes:
-    return gzip.compress(json.dumps(list(lines), separators=(",", ":")).encode(), compresslevel=3)
+    # Level 1: raw text is the bulk of what a run stores, but gzip -3 costs twice the time for ~10% less.
+    return gzip.compress(json.dumps(list(lines), separators=(",", ":")).encode(), compresslevel=1)
 
 
 def decode_lines(data: bytes) -> list[tuple[float, float, str]]:
