@@ -17,7 +17,7 @@ from itertools import repeat
 from operator import mul, sub
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, delete, select, update
+from sqlalchemy import Table, delete, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -180,8 +180,8 @@ def parse_pending(session: Session, stream: Stream, fresh: dict[int, list[Any]] 
     for seq, lines in chunks:
         if seq != expected:
             break
-        for wall, _mono, text in lines:
-            records = parsed.feed(seq, text)
+        for wall, _mono, line in lines:
+            records = parsed.feed(seq, line)
             if records:
                 parsed.buf.add(records, round(wall * 1e6))
         expected = seq + 1
@@ -340,11 +340,12 @@ def _store(session: Session, stream: Stream, buf: PointBuffer) -> int:
         counts[sid] = len(values)
     series_service.write_chunks(session, rows)
     if counts:
-        table = SERIES_TABLE
-        # Core executemany (not ORM bulk update, which wants whole rows): one round trip per batch.
-        session.connection().execute(
-            update(table).where(table.c.id == bindparam("sid")).values(points=table.c.points + bindparam("n")),
-            [{"sid": sid, "n": n} for sid, n in counts.items()],
+        # One statement for every series of the batch (an executemany pays a round trip per series). The
+        # stream is locked by the caller, and these series are its own: no two requests update them at once.
+        session.execute(
+            text("UPDATE series SET points = series.points + u.n"
+                 " FROM unnest(CAST(:ids AS bigint[]), CAST(:ns AS bigint[])) AS u(id, n) WHERE series.id = u.id"),
+            {"ids": list(counts), "ns": list(counts.values())},
         )
     return sum(counts.values())
 

@@ -10,17 +10,16 @@ import math
 import uuid
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, insert, select, text
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from perflab.errors import BadInput
-from perflab.runs.models import Run, Series, SeriesChunk
+from perflab.runs.models import Run, Series
 from perflab.series import codec
 
 MAX_POINTS_LIMIT = 10_000
-CHUNK_TABLE = cast(Table, SeriesChunk.__table__)
 
 # (times in microseconds since the epoch, values), time-ordered.
 Points = tuple[list[int], list[float]]
@@ -42,10 +41,19 @@ def chunk_row(run_id: uuid.UUID, series_id: int, chunk: int, times_us: Sequence[
             "vals": codec.encode_values(values)}
 
 
+CHUNK_COLUMNS = ("run_id", "series_id", "chunk", "n", "t0", "t1", "step_us", "times", "vals")
+
+
 def write_chunks(session: Session, rows: list[dict[str, Any]]) -> None:
-    """Rows made by chunk_row; one executemany round trip (a batch holds one chunk per series)."""
-    if rows:
-        session.connection().execute(insert(CHUNK_TABLE), rows)
+    """Rows made by chunk_row, by COPY: a pidstat batch holds a chunk for each of hundreds of series, and
+    COPY stores them in one stream where an executemany still pays per row."""
+    if not rows:
+        return
+    raw = session.connection().connection.driver_connection
+    assert raw is not None
+    with raw.cursor() as cur, cur.copy(f"COPY series_chunk ({', '.join(CHUNK_COLUMNS)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row([row[c] for c in CHUNK_COLUMNS])
 
 
 def read_points(
