@@ -12,7 +12,8 @@ const RUN1 = resolve(__dirname, "..", "fixtures", "captures", "nginx-proxy-buffe
 function watchConsole(page: Page): string[] {
   const errors: string[] = [];
   page.on("console", (m) => {
-    if (m.type() === "error" || (m.type() === "warning" && /HydrateFallback/.test(m.text()))) errors.push(m.text());
+    if (m.type() === "error" || (m.type() === "warning" && /HydrateFallback/.test(m.text())))
+      errors.push(m.text());
   });
   page.on("pageerror", (e) => errors.push(e.message));
   return errors;
@@ -138,7 +139,9 @@ test("a range dragged on a comparison overlay zooms the overlays and stays in th
   const url = page.url();
   await page.reload();
   expect(page.url()).toBe(url);
-  await expect(page.getByTestId("overlay-chart").first().getByTestId("overlay-range")).toHaveText(shown ?? "");
+  await expect(page.getByTestId("overlay-chart").first().getByTestId("overlay-range")).toHaveText(
+    shown ?? "",
+  );
   await page.getByTestId("overlay-chart").first().getByTestId("overlay-range").click();
   await expect(page).not.toHaveURL(/[?&]t=/);
 });
