@@ -12,7 +12,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from perflab import __version__, agent_dist, db, domains
@@ -109,6 +109,16 @@ def create_app() -> FastAPI:
     async def db_down(_: Request, exc: OperationalError) -> JSONResponse:
         log.warning("database unavailable: %s", exc.orig)
         return _error(503, "database_unavailable", "the database is unreachable; retry shortly", {"Retry-After": "5"})
+
+    @app.exception_handler(DataError)
+    async def unstorable_value(_: Request, exc: DataError) -> JSONResponse:
+        # PostgreSQL refused a value the client sent (a NUL byte in text, an integer beyond bigint):
+        # the request is at fault, so say which problem it is instead of answering 500. Routes that
+        # validate the field first name it; this is the backstop for any that do not.
+        problem = str(exc.orig).strip().splitlines()[0] if exc.orig else "invalid value"
+        # Shaped like a validation error, which is what the OpenAPI document promises for 422.
+        return _error(422, "unstorable_value",
+                      [{"loc": ["body"], "msg": f"a value cannot be stored: {problem}", "type": "unstorable_value"}])
 
     @app.exception_handler(DBAPIError)
     async def db_error(_: Request, exc: DBAPIError) -> JSONResponse:

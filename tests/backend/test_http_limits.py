@@ -278,3 +278,10 @@ def test_miss_limiter_forgets_expired_keys() -> None:
         if i == 12_000:
             time.sleep(0.02)
     assert len(lim) < 25_000
+
+
+def test_values_postgresql_refuses_are_422_not_500(client: TestClient) -> None:
+    # The backstop for routes that do not validate such values themselves (found by tests/fuzz).
+    r = client.post("/api/projects", json={"name": "nul", "description": "a\u0000b"})
+    assert r.status_code == 422, r.text
+    assert "NUL" in r.text or "description" in r.text
