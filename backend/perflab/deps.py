@@ -163,3 +163,35 @@ def ingest_token(principal: PrincipalDep) -> AgentToken:
 
 
 IngestToken = Annotated[AgentToken, Depends(ingest_token)]
+
+
+def credentials_valid(headers: list[tuple[bytes, bytes]]) -> bool:
+    """Whether a request carries a live agent token or session, for the body-size middleware.
+
+    Only decides how many bytes the caller may send before the route runs; the route's own
+    dependencies still check CSRF, scopes and project access.
+    """
+    from http.cookies import CookieError, SimpleCookie
+
+    auth = cookie = None
+    for k, v in headers:
+        if k == b"authorization":
+            auth = v.decode("latin-1")
+        elif k == b"cookie":
+            cookie = v.decode("latin-1")
+    if auth is None and cookie is None:
+        return False
+    with unit_of_work() as db:
+        if auth is not None:
+            scheme, _, value = auth.partition(" ")
+            if scheme.lower() != "bearer" or not value.strip():
+                return False
+            token = db.scalar(select(AgentToken).where(AgentToken.token_hash == security.token_hash(value.strip())))
+            return token is not None and token.revoked_at is None
+        jar: SimpleCookie = SimpleCookie()
+        try:
+            jar.load(cookie or "")
+        except CookieError:
+            return False
+        morsel = jar.get(SESSION_COOKIE)
+        return morsel is not None and auth_service.session_user(db, token=morsel.value) is not None
