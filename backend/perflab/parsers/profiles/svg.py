@@ -48,13 +48,17 @@ from xml.sax.handler import ContentHandler, feature_external_ges
 from defusedxml import DefusedXmlException  # type: ignore[import-untyped]
 from defusedxml.expatreader import create_parser  # type: ignore[import-untyped]
 
-from .model import Profile, ProfileError
+from .model import MAX_DEPTH, Profile, ProfileError
 
 FORMAT = "svg"
 PRUNED = "[pruned]"
 DEFAULT_MINWIDTH_PX = 0.1  # flamegraph.pl --minwidth default
 _XPAD = 10  # flamegraph.pl's left and right margin, px
 _DEFAULT_DRAWABLE = 1200 - 2 * _XPAD  # flamegraph.pl's default --width minus the margins
+# Characters of folded stacks an SVG may unfold into: this many per byte of SVG, at least the
+# minimum. flamegraph.pl draws a frame in ~150 bytes, so real graphs stay far below it.
+_EXPANSION = 8
+_MIN_EXPANSION = 16 << 20
 
 # The part of a title after the name's last " (": "2,004,008 samples, 0.06%)", maybe with a
 # differential graph's "; +0.12%". Found with rfind, not a leading (.*): that is quadratic.
@@ -186,7 +190,9 @@ def _read_frames(data: bytes) -> _FrameReader:
     return reader
 
 
-def parse_svg(data: bytes, *, unit: str | None = None, name: str = "") -> Profile:
+def parse_svg(
+    data: bytes, *, unit: str | None = None, name: str = "", max_depth: int = MAX_DEPTH
+) -> Profile:
     reader = _read_frames(data)
     frames, svg_width, countname = reader.frames, reader.width, reader.countname
     skipped, units = reader.skipped, reader.units
@@ -257,22 +263,53 @@ def parse_svg(data: bytes, *, unit: str | None = None, name: str = "") -> Profil
             "a frame of the row below; left out (their time counts as their parent's self time)"
         )
 
+    # Stacks are built only for frames with self time, by walking up their parents: no path per
+    # frame is kept (that costs memory quadratic in the depth). The folded form of a tree can
+    # still be quadratic in its size (a chain where every frame has self time), so the text built
+    # here has a budget linear in the upload, and a depth cap (rows past it are left out, their
+    # time counted in the frame at the cap).
+    budget = max(_MIN_EXPANSION, _EXPANSION * len(data))
+    used = 0
     stacks: dict[str, int] = {}
-    paths: dict[int, str] = {id(root): ""}
+    placed: set[int] = {id(root)}
     negative = 0
-    for depth in range(1, len(by_row)):
+    for depth in range(1, min(len(by_row), max_depth + 1)):
         for f in by_row[depth]:
-            if f.parent is None or id(f.parent) not in paths:
+            if f.parent is None or id(f.parent) not in placed:
                 continue
-            parent_path = paths[id(f.parent)]
-            path = f"{parent_path};{f.name}" if parent_path else f.name
-            paths[id(f)] = path
-            self_count = f.count - f.children
+            placed.add(id(f))
+    deeper = sum(len(by_row[d]) for d in range(max_depth + 1, len(by_row)))
+    for depth in range(1, min(len(by_row), max_depth + 1)):
+        last_row = depth == max_depth
+        for f in by_row[depth]:
+            if id(f) not in placed:
+                continue
+            self_count = f.count if last_row else f.count - f.children
             if self_count < 0:
                 negative += 1
                 continue
-            if self_count:
-                stacks[path] = stacks.get(path, 0) + self_count
+            if not self_count:
+                continue
+            names: list[str] = []
+            node: _Frame | None = f
+            while node is not None and node is not root:
+                names.append(node.name)
+                node = node.parent
+            names.reverse()
+            path = ";".join(names)
+            used += len(path) + 16
+            if used > budget:
+                raise ProfileError(
+                    f"this SVG unfolds into more than {budget >> 20} MB of stacks (very deep "
+                    "frames with self time at every level): upload the folded stacks instead",
+                    too_large=True,
+                )
+            stacks[path] = stacks.get(path, 0) + self_count
+    if deeper:
+        warnings.append(
+            f"{deeper} frames are deeper than {max_depth} levels: left out, their time counted "
+            f"in the frame at level {max_depth}"
+        )
     pruned = root.count - root.children
     if pruned > 0:
         stacks[PRUNED] = stacks.get(PRUNED, 0) + pruned
