@@ -7,6 +7,9 @@ can be in any unit (samples, nanoseconds, bytes); the file does not say which, s
 defaults to "samples" unless the uploader names it. When every count shares a large common
 factor (2004008 is one cpu-clock period at 499 Hz), a warning suggests they are periods.
 
+The count is what follows the last blank of a line, as in flamegraph.pl: frame names may hold
+blanks ("operator new", Java's "Ljava/lang/Thread;::run ", a frame that is one space).
+
 Accepted as flamegraph.pl accepts them: trailing spaces and CRLF line ends, blank lines, the same
 stack on several lines (counts are added), and difffolded.pl's two-count lines (``stack 12 30``),
 where the second count is the profile, as flamegraph.pl draws it. Refused, naming the line: a
@@ -51,9 +54,10 @@ def parse_folded(
         line = line.rstrip()
         if not line:
             continue
-        stack, sep, tok = line.rpartition(" ")
-        if not sep:
-            stack, sep, tok = line.rpartition("\t")
+        # The count follows the last blank (flamegraph.pl's /^(.*)\s+?(\d+)$/): everything before
+        # it is the stack, blanks included, so a frame named "operator new" or " " survives.
+        cut = max(line.rfind(" "), line.rfind("\t"))
+        stack, sep, tok = line[: max(cut, 0)], cut >= 0, line[cut + 1 :]
         count = _count(tok) if sep else None
         if count is None:
             if tok.replace(".", "", 1).isdigit() and tok.isascii():
@@ -64,11 +68,11 @@ def parse_folded(
         if count < 0:
             raise ProfileError(f"count {tok[:30]}... is too large", no)
         # difffolded.pl output: "stack count1 count2"; flamegraph.pl draws count2.
-        head, sep2, tok2 = stack.rpartition(" ") if two_counts else ("", "", "")
-        if sep2 and head and _count(tok2) is not None:
-            two_column += 1
-            stack = head
-        stack = stack.rstrip(" \t")
+        if two_counts:
+            cut = max(stack.rfind(" "), stack.rfind("\t"))
+            if cut > 0 and _count(stack[cut + 1 :]) is not None:
+                two_column += 1
+                stack = stack[:cut]
         if not stack:
             raise ProfileError(f"count {tok} has no stack before it", no)
         stacks[stack] = get(stack, 0) + count
