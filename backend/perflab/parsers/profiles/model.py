@@ -122,6 +122,9 @@ def cap_depth(profile: Profile, max_depth: int = MAX_DEPTH) -> None:
     Linear in the size of the stacks: a stack is only split when its ``;`` count says it is too
     deep, and then only its first ``max_depth`` frames are split off.
     """
+    # A stack that deep is at least 2 * max_depth - 1 characters long: most profiles stop here.
+    if not profile.stacks or max(map(len, profile.stacks)) < 2 * max_depth - 1:
+        return
     deep = [stack for stack in profile.stacks if stack.count(";") >= max_depth]
     if not deep:
         return
@@ -354,6 +357,7 @@ def function_table(profile: Profile) -> list[FunctionRow]:
     with _no_gc():
         trie = _Trie.build([profile.stacks], recursion=True)
         ((fself, ftotal),) = trie.functions(trie.totals())
+    profile._frames = trie.size - 1  # the import needs both: one tree, not two
     rows = [FunctionRow(trie.names[nid], fself[nid], t) for nid, t in enumerate(ftotal) if t]
     rows.sort(key=lambda r: (-r.total, -r.self, r.name))
     return rows
