@@ -15,7 +15,16 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from perflab.parsers.profiles import MAX_DEPTH, TRUNCATED, Profile, diff_profiles, function_table, tree
+from perflab.parsers.profiles import (
+    MAX_DEPTH,
+    TRUNCATED,
+    Profile,
+    ProfileError,
+    diff_profiles,
+    function_table,
+    load_profile,
+    tree,
+)
 
 from .test_api import _new_run, _upload
 
@@ -160,3 +169,23 @@ def test_views_are_linear_in_the_depth_without_the_cap() -> None:
 
     assert large < 5 * small, f"{small / MB:.1f} MB -> {large / MB:.1f} MB"
     assert large < 60 * MB
+
+
+def test_an_svg_that_unfolds_quadratically_is_refused_in_bounded_memory() -> None:
+    # A chain where every frame has self time: its folded form grows with the square of the depth
+    # (4,096 stacks of up to 4,096 frames, ~50 MB from a 0.5 MB SVG). Refused with 413, not built.
+    depth = MAX_DEPTH
+    rows = [f'<g><title>all ({depth} samples, 100%)</title><rect x="10" y="{16 * depth + 16}" width="1180" height="15"/></g>']
+    rows += [
+        f'<g><title>frame{i} ({depth - i} samples, 1%)</title>'
+        f'<rect x="10" y="{16 * (depth - i)}" width="{1180 * (depth - i) / depth:.1f}" height="15"/></g>'
+        for i in range(depth)
+    ]
+    data = ('<svg width="1200" xmlns="http://www.w3.org/2000/svg">\n' + "\n".join(rows) + "\n</svg>\n").encode()
+    assert len(data) < 600_000
+
+    with peak_memory() as peak, pytest.raises(ProfileError, match="unfolds into more than 16 MB") as err:
+        load_profile(data)
+
+    assert err.value.too_large
+    assert peak[0] < LIMIT, f"{peak[0] / MB:.1f} MB"
