@@ -115,6 +115,10 @@ def build_parser():
     upload.add_argument("--role", default="", help="the host role the files belong to")
     upload.add_argument("--flamegraph", action="append", default=[], metavar="FILE",
                         help="a profile: folded stacks, perf script, flamegraph.pl SVG... (repeatable)")
+    upload.add_argument("--unit", choices=["samples", "nanoseconds", "events"], default=None,
+                        help="what a count of the --flamegraph files is (a folded file does not say; "
+                             "perf script: samples counts samples, the others sum periods); "
+                             "default: the server decides from the content")
     upload.add_argument("--file", action="append", default=[], metavar="FILE", help="any file (repeatable)")
     upload.add_argument("--kind", choices=["raw", "config"], default="raw", help="artifact kind of --file (raw)")
     upload.add_argument("--json", action="store_true", help="print the server's answer per file as JSON")

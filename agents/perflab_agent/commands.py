@@ -48,6 +48,8 @@ def upload(client, args):
             continue
         if kind == "profile":
             endpoint, query = f"/api/runs/{args.run}/profiles", {"role": args.role, "name": name}
+            if args.unit:
+                query["unit"] = args.unit
         else:
             endpoint, query = (f"/api/agent/runs/{args.run}/artifacts",
                                {"kind": args.kind, "name": name, "role": args.role})

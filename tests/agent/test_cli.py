@@ -38,6 +38,22 @@ def test_upload_a_flame_graph_and_a_config(server: FakeServer, tmp_path: Path) -
     assert missing.returncode == 1 and "No such file" in missing.stderr
 
 
+def test_upload_unit_of_a_folded_file_is_sent_with_it(server: FakeServer, tmp_path: Path) -> None:
+    # A folded file's counts can be anything; --unit says what. Real stackcollapse-perf.pl output.
+    run_id = server.create_run()
+    folded = tmp_path / "stacks.folded"
+    folded.write_bytes((ROOT / "tests/fixtures/profiles/nginx-proxy-buffers/direct/stacks.folded").read_bytes())
+    result = run_agent(server.url, server.token, "upload", "--run", run_id, "--flamegraph", str(folded),
+                       "--unit", "nanoseconds", "--json")
+    assert result.returncode == 0, result.stderr
+    assert server.profiles[0]["unit"] == "nanoseconds"
+    plain = run_agent(server.url, server.token, "upload", "--run", run_id, "--flamegraph", str(folded))
+    assert plain.returncode == 0 and server.profiles[1]["unit"] is None
+    wrong = run_agent(server.url, server.token, "upload", "--run", run_id, "--flamegraph", str(folded),
+                      "--unit", "bytes")
+    assert wrong.returncode == 2 and "invalid choice: 'bytes'" in wrong.stderr and len(server.profiles) == 2
+
+
 def test_import_sends_text_as_is_and_gzip_as_base64(server: FakeServer, tmp_path: Path) -> None:
     wrk = tmp_path / "wrk.txt"
     wrk.write_text("Requests/sec:  12722.92\n")
