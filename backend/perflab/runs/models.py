@@ -23,8 +23,9 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.dialects.postgresql import JSONB, UUID
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, validates
 
+from perflab import security
 from perflab.db import Base
 from perflab.models_base import CreatedAt
 
@@ -56,6 +57,11 @@ class Run(CreatedAt, Base):
     content_hash: Mapped[str | None] = mapped_column(String(64))
     # Precomputed headline numbers (rps, p99, errors...) so history pages never parse.
     headline: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
+
+    @validates("label", "load_command")
+    def _redact(self, _key: str, value: str) -> str:
+        # Whatever client wrote it (the agent already strips its own token), no token is stored.
+        return security.redact_tokens(value) if value else value
 
 
 class RunHost(Base):

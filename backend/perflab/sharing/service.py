@@ -17,6 +17,8 @@ from sqlalchemy.orm import Session
 from perflab import security
 from perflab.auth.models import User
 from perflab.compare import service as compare_service
+from perflab.compare.schemas import NoteRef
+from perflab.db import touch_row
 from perflab.errors import Forbidden, Gone, NotFound
 from perflab.experiments.models import Experiment
 from perflab.projects.models import Project
@@ -160,9 +162,8 @@ def open_share_link(session: Session, *, token: str, client: str) -> tuple[Share
     comparison = session.get(Comparison, link.comparison_id)
     if comparison is None:
         raise NotFound("no such share link")
-    stamp = now()
-    if link.last_used_at is None or stamp - link.last_used_at > _LAST_USED_EVERY:
-        link.last_used_at = stamp
+    # A popular link is read by many at once: never queue on its row lock.
+    touch_row(session, ShareLink, row_id=link.id, column="last_used_at", resolution=_LAST_USED_EVERY)
     return link, comparison
 
 
@@ -192,3 +193,12 @@ def check_share_overlay(
             raise Forbidden(f"the shared comparison covers {lo:g}-{hi:g} s of each run only")
         return start, end
     return t_start_s, t_end_s
+
+
+def frozen_notes(notes: list[NoteRef], *, comparison: Comparison) -> list[NoteRef]:
+    """Notes as the comparison froze them: a note written after it was saved is not on its share link.
+
+    A comparison is immutable once saved; what its public link shows must not grow with later notes
+    (RELIABILITY 15: a share token reads exactly the frozen comparison).
+    """
+    return [n for n in notes if n.created_at <= comparison.created_at]
