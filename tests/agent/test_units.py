@@ -222,10 +222,16 @@ def test_spool_counts_and_keeps_rejected_batches(tmp_path: Path) -> None:
     spool.seal(RUN, "vmstat", [_line(1)])
     [item] = spool.checkout(10**6, 10)
     spool.reject(item, "HTTP 422: bad line")
-    assert spool.checkout(10**6, 10) == []
     assert spool.stats()["rejected_batches"] == 1
     kept = list((tmp_path / "rejected").glob("*.json"))
     assert len(kept) == 1 and json.loads(kept[0].read_text())["lines"][0][2] == "line 1"
+    # Its seq goes again, empty, saying how many lines were refused: the server must not wait for it.
+    [stand_in] = spool.checkout(10**6, 10)
+    assert (stand_in.batch["seq"], stand_in.batch["lines"], stand_in.batch["refused_lines"]) == (1, [], 1)
+    # A stand-in refused too is set aside for good: nothing is retried forever.
+    spool.reject(stand_in, "HTTP 422: still bad")
+    assert spool.checkout(10**6, 10) == []
+    assert spool.pending(RUN) == 0
 
 
 def test_spool_age_limit_counts_old_lines_as_dropped(tmp_path: Path) -> None:

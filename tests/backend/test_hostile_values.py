@@ -27,11 +27,10 @@ def _body_models(app: Any) -> set[type[BaseModel]]:
     found: set[type[BaseModel]] = set()
 
     def walk(tp: Any) -> None:
-        if isinstance(tp, type) and issubclass(tp, BaseModel):
-            if tp not in found:
-                found.add(tp)
-                for f in tp.model_fields.values():
-                    walk(f.annotation)
+        if isinstance(tp, type) and issubclass(tp, BaseModel) and tp not in found:
+            found.add(tp)
+            for f in tp.model_fields.values():
+                walk(f.annotation)
         for arg in typing.get_args(tp):
             walk(arg)
 
@@ -154,14 +153,14 @@ def agent(anon: TestClient, agent_token: str) -> dict[str, Any]:
     ("/api/agent/runs/{run}/finish", '{"exit_code": 1180591620717411303424}', "exit_code"),
     ("/api/agent/runs", '{"run_id": "00000000-0000-4000-8000-00000000000a", "experiment": "e\\u0000"}',
      "experiment"),
-    ("/api/ingest/batches", '{"agent_id": "agent-0001", "batches": [{"run_id": "{run}", "stream": "vmstat", '
-     '"source": "vmstat", "role": "proxy", "seq": 9223372036854775808, "lines": []}]}', "seq"),
-    ("/api/ingest/batches", '{"agent_id": "agent-0001", "batches": [{"run_id": "{run}", "stream": "vmstat", '
-     '"source": "vmstat", "role": "proxy", "seq": 1, "dropped": 9223372036854775808, "lines": []}]}', "dropped"),
-    ("/api/ingest/batches", '{"agent_id": "agent-0001", "batches": [{"run_id": "{run}", "stream": "vmstat", '
-     '"source": "vmstat", "role": "proxy", "seq": 1, "lines": [[NaN, 1.0, "x"]]}]}', "lines"),
-    ("/api/ingest/batches", '{"agent_id": "agent-0001", "batches": [{"run_id": "{run}", "stream": "vmstat", '
-     '"source": "vmstat", "role": "proxy", "seq": 1, "lines": [[1e20, 1.0, "x"]]}]}', "lines"),
+    ("/api/ingest/batches", ('{"agent_id": "agent-0001", "batches": [{"run_id": "{run}", "stream": "vmstat", '
+     '"source": "vmstat", "role": "proxy", "seq": 9223372036854775808, "lines": []}]}'), "seq"),
+    ("/api/ingest/batches", ('{"agent_id": "agent-0001", "batches": [{"run_id": "{run}", "stream": "vmstat", '
+     '"source": "vmstat", "role": "proxy", "seq": 1, "dropped": 9223372036854775808, "lines": []}]}'), "dropped"),
+    ("/api/ingest/batches", ('{"agent_id": "agent-0001", "batches": [{"run_id": "{run}", "stream": "vmstat", '
+     '"source": "vmstat", "role": "proxy", "seq": 1, "lines": [[NaN, 1.0, "x"]]}]}'), "lines"),
+    ("/api/ingest/batches", ('{"agent_id": "agent-0001", "batches": [{"run_id": "{run}", "stream": "vmstat", '
+     '"source": "vmstat", "role": "proxy", "seq": 1, "lines": [[1e20, 1.0, "x"]]}]}'), "lines"),
 ])
 def test_agent_protocol_refuses_values_postgres_cannot_store(anon: TestClient, agent: dict[str, Any], route: str,
                                                              body: str, field: str) -> None:
@@ -173,9 +172,8 @@ def test_agent_protocol_refuses_values_postgres_cannot_store(anon: TestClient, a
 
 def test_a_nul_inside_captured_output_is_stored_as_a_replacement_character(anon: TestClient, db_engine: Any,
                                                                            agent: dict[str, Any]) -> None:
-    from sqlalchemy import text
-
     from perflab.ingest.pipeline import decode_lines
+    from sqlalchemy import text
 
     batch = {"run_id": agent["run_id"], "stream": "load", "source": "load", "role": "loadgen", "seq": 1,
              "lines": [[1.7e9, 1.0, f"odd{NUL}output"]]}

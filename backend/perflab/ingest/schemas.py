@@ -128,6 +128,9 @@ class Batch(RequestModel):
     # [wall_ts, mono_ts, text]
     lines: list[tuple[Timestamp, FiniteFloat, str]] = Field(default_factory=list, max_length=200_000)
     dropped: Count = 0
+    # Lines of this seq the server refused before (422): the agent resends the seq empty, so the
+    # stream goes on parsing past it and the run reports the loss.
+    refused_lines: Count = 0
     closed: bool = False
     error: str | None = Field(default=None, max_length=10000)
     # Set when the agent re-split a sealed batch after a 413: part `part` of `parts` of this seq.

@@ -258,6 +258,7 @@ def ingest(session: Session, *, token: AgentToken, agent_id: str, batches: list[
             stream.chunks += 1
             stream.max_seq = max(stream.max_seq, batch.seq)
             stream.dropped = max(stream.dropped, batch.dropped)
+            stream.refused += batch.refused_lines
             if batch.error:
                 stream.error = batch.error
                 stream.state = "failed"
@@ -354,6 +355,9 @@ def evaluate(session: Session, *, run: Run) -> None:
     for st in streams:
         if st.dropped:
             reasons.append(f"{st.role}/{st.name}: {st.dropped} lines dropped by the agent's full spool")
+        if st.refused:
+            reasons.append(f"{st.role}/{st.name}: {st.refused} lines refused by the server as malformed "
+                           "(kept in the agent's spool, rejected/)")
         if st.error:
             reasons.append(f"{st.role}/{st.name}: {st.error}")
     grace = int(CLOSE_GRACE.total_seconds())

@@ -93,6 +93,9 @@ class Stream(CreatedAt, Base):
     lines: Mapped[int] = mapped_column(BigInteger, default=0)
     samples: Mapped[int] = mapped_column(BigInteger, default=0)
     dropped: Mapped[int] = mapped_column(BigInteger, default=0)
+    # Lines of batches the server refused as malformed (422): the agent sends an empty batch in their
+    # seq so parsing goes on, and the run says what is missing.
+    refused: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     max_seq: Mapped[int] = mapped_column(BigInteger, default=0)
     # Chunks are parsed strictly in seq order; a chunk that arrives early waits for the gap to fill.
     parsed_seq: Mapped[int] = mapped_column(BigInteger, default=0)
