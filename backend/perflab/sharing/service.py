@@ -21,6 +21,7 @@ from perflab.compare.schemas import NoteRef
 from perflab.db import touch_row
 from perflab.errors import Forbidden, Gone, NotFound
 from perflab.experiments.models import Experiment
+from perflab.notes.models import Note
 from perflab.projects.models import Project
 from perflab.ratelimit import share_limiter
 from perflab.sharing.models import Comparison, ShareLink
@@ -195,10 +196,15 @@ def check_share_overlay(
     return t_start_s, t_end_s
 
 
-def frozen_notes(notes: list[NoteRef], *, comparison: Comparison) -> list[NoteRef]:
-    """Notes as the comparison froze them: a note written after it was saved is not on its share link.
+def frozen_notes(session: Session, notes: list[NoteRef], *, comparison: Comparison) -> list[NoteRef]:
+    """Notes as the comparison froze them: one written (or rewritten) after it was saved is not shown.
 
     A comparison is immutable once saved; what its public link shows must not grow with later notes
-    (RELIABILITY 15: a share token reads exactly the frozen comparison).
+    (RELIABILITY 15: a share token reads exactly the frozen comparison). An edited note's earlier
+    text is not kept, so it is left out rather than shown as it reads now.
     """
-    return [n for n in notes if n.created_at <= comparison.created_at]
+    if not notes:
+        return notes
+    changed = set(session.scalars(select(Note.id).where(
+        Note.id.in_([n.id for n in notes]), Note.updated_at > comparison.created_at)))
+    return [n for n in notes if n.created_at <= comparison.created_at and n.id not in changed]
