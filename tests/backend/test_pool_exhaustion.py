@@ -36,9 +36,8 @@ def test_pool_exhaustion_is_a_503_with_retry_after_and_health_still_answers(
 
 def test_a_row_locked_past_the_lock_timeout_is_a_503_not_a_hang(client: TestClient, project: dict[str, Any],
                                                                  db_engine: Any) -> None:
-    from sqlalchemy import text
-
     from perflab import db
+    from sqlalchemy import text
 
     slug = project["slug"]
     assert client.patch(f"/api/projects/{slug}", json={"description": "a"}).status_code == 200
