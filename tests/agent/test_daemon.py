@@ -83,7 +83,7 @@ def test_daemon_captures_a_run_from_join_to_closed_streams(server: FakeServer, t
         assert kinds["sysctl"]["body"].startswith(b"net.core.somaxconn = ")
         beats = wait_until(lambda: server.heartbeats, 10, "heartbeat")
         assert set(beats[-1]) == {"agent_id", "spool_bytes", "spool_batches", "dropped_lines", "rejected_batches",
-                                  "cpu_pct", "rss_kb", "clock_offset_s"}
+                                  "cpu_pct", "rss_kb", "clock_offset_s", "clock_error_s"}
         assert 0 < beats[-1]["rss_kb"] < 60_000 and abs(beats[-1]["clock_offset_s"]) < 1
     finally:
         assert daemon.stop() == 0
