@@ -61,13 +61,17 @@ def test_a_daemon_joining_70_waiting_runs_keeps_health_fast(database_url: str, d
             hosts = [get_json(f"{server.url}/api/agent/runs/{r}", token)["missing_roles"] for r in run_ids]
             return all(not missing for missing in hosts)
 
+        t_daemon = time.monotonic()
         wait_for(joined, 60, "the daemon to join all 70 runs")
+        joined_after = time.monotonic() - t_daemon
         # Keep probing a little while the daemon polls and heartbeats with 70 captures open.
         time.sleep(3)
         stop.set()
         prober.join()
         assert slowest, "health was never probed"
         ordered = sorted(slowest)
+        print(f"join storm: {RUNS} runs joined in {joined_after:.1f} s; health over {len(ordered)} probes: "
+              f"median {ordered[len(ordered) // 2]:.3f} s, max {ordered[-1]:.3f} s")
         # Before the fix health timed out (10 s here, minutes in the field). The median proves it
         # answers at once; the ceiling leaves room for CI machines busy with other jobs.
         assert ordered[len(ordered) // 2] < 0.2, f"median health latency {ordered[len(ordered) // 2]:.2f} s"
