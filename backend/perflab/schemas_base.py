@@ -64,33 +64,30 @@ def problem(value: Any, where: str) -> str | None:
     return None
 
 
-def _replace_nul(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.replace(NUL, "\ufffd")
-    if isinstance(value, list):
-        return [_replace_nul(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_replace_nul(v) for v in value)
-    return value
+def replace_nul_in_lines(lines: list[tuple[float, float, str]]) -> list[tuple[float, float, str]]:
+    """Captured tool output: a NUL is stored as U+FFFD rather than refusing the batch (and stalling the
+    stream behind it). One join finds the rare batch that has one: a check per line costs 0.4 s per
+    200,000 lines."""
+    if NUL not in "".join(text for _, _, text in lines):
+        return lines
+    return [(wall, mono, text.replace(NUL, "\ufffd")) for wall, mono, text in lines]
 
 
 class RequestModel(BaseModel):
     """Base of every request body: no NUL in any text, only finite floats, 64-bit integers.
 
-    Fields named in `nul_replaced` hold captured tool output: a NUL there is replaced by U+FFFD
-    rather than refusing the whole batch (the raw line is still the source of truth).
+    Fields named in `typed_fields` are skipped by the generic walk because their element types
+    enforce the rules already (a batch's 200,000 lines: walking them in Python costs ~1 s).
     """
 
     model_config = ConfigDict(allow_inf_nan=False)
-    nul_replaced: ClassVar[frozenset[str]] = frozenset()
+    typed_fields: ClassVar[frozenset[str]] = frozenset()
 
     @field_validator("*", mode="after")
     @classmethod
     def _storable(cls, value: Any, info: ValidationInfo) -> Any:
         name = info.field_name or "value"
-        if name in cls.nul_replaced:
-            value = _replace_nul(value)
-        if isinstance(value, BaseModel):
+        if name in cls.typed_fields or isinstance(value, BaseModel):
             return value  # validated by its own class
         found = problem(value, name)
         if found:

@@ -15,6 +15,7 @@ from perflab.schemas_base import (
     RequestModel,
     Seconds,
     Timestamp,
+    replace_nul_in_lines,
 )
 
 NAME = r"^[A-Za-z0-9_.:@/+-]{1,200}$"
@@ -121,8 +122,8 @@ class Batch(RequestModel):
     stream: str = Field(pattern=NAME)
     source: str = Field(min_length=1, max_length=32, pattern=r"^[a-z0-9-]+$")
     role: str = Field(min_length=1, max_length=64)
-    # Tool output may carry NUL bytes; storing them as U+FFFD keeps the batch (and the stream) flowing.
-    nul_replaced: ClassVar[frozenset[str]] = frozenset({"lines"})
+    # Checked by their element types (bounded timestamps, finite floats) and _nul_free_lines, not walked.
+    typed_fields: ClassVar[frozenset[str]] = frozenset({"lines"})
 
     seq: Annotated[int, Field(ge=1, le=BIGINT_MAX)]
     # [wall_ts, mono_ts, text]
@@ -136,6 +137,11 @@ class Batch(RequestModel):
     # Set when the agent re-split a sealed batch after a 413: part `part` of `parts` of this seq.
     part: int | None = Field(default=None, ge=0)
     parts: int | None = Field(default=None, ge=1, le=4096)
+
+    @model_validator(mode="after")
+    def _nul_free_lines(self) -> Batch:
+        self.lines = replace_nul_in_lines(self.lines)
+        return self
 
     @model_validator(mode="after")
     def _part_in_range(self) -> Batch:
