@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -46,6 +46,8 @@ class Settings(BaseSettings):
     # /api/openapi.json and /api/docs need a session unless this is true.
     public_api_docs: bool = False
     frontend_dist: Path | None = None
+    # A running agent run with no line for this long ends `partial` (its `perflab-agent run` died).
+    run_silence_s: float = Field(default=600.0, gt=0)
 
     @model_validator(mode="after")
     def _refuse_insecure(self) -> Settings:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -13,18 +17,21 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from perflab import __version__, agent_dist, db, domains
 from perflab.config import get_settings
 from perflab.deps import credentials_valid, get_current_user
-from perflab.errors import AppError
+from perflab.errors import AppError, DatabaseBusy
+from perflab.ingest import sweep
 from perflab.middleware import (
     BodyLimitMiddleware,
     HeaderLimitMiddleware,
     HostAllowListMiddleware,
     SecurityHeadersMiddleware,
 )
+from perflab.schemas_base import check_params
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +53,8 @@ UPLOAD_PATHS = (
     r"/api/projects/[^/]+/imports(?:/preview)?",
     r"/api/ingest/batches",
 )
+
+_HEALTH_THREADS = anyio.CapacityLimiter(2)
 
 SHARE_PAGE_HEADERS = {
     "Cache-Control": "private, no-store",
@@ -73,9 +82,21 @@ def frontend_dist() -> Path | None:
     return None
 
 
+@asynccontextmanager
+async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    # Periodic upkeep that no request triggers: runs whose agent died end `partial` (ingest/sweep.py).
+    task = asyncio.create_task(sweep.sweep_forever(get_settings().run_silence_s))
+    try:
+        yield
+    finally:
+        task.cancel()
+
+
 def create_app() -> FastAPI:
     settings = get_settings()
     app = FastAPI(
+        lifespan=lifespan,
+        dependencies=[Depends(check_params)],
         title="perflab",
         version=__version__,
         generate_unique_id_function=_operation_id,
@@ -105,6 +126,12 @@ def create_app() -> FastAPI:
             detail = "no such route"
         return _error(exc.status_code, error, detail, dict(exc.headers or {}))
 
+    @app.exception_handler(PoolTimeout)
+    async def pool_exhausted(_: Request, exc: PoolTimeout) -> JSONResponse:
+        # Outside a unit of work (which turns it into DatabaseBusy): still a 503 to retry, never a 500.
+        busy = DatabaseBusy()
+        return _error(busy.status_code, busy.error, busy.detail, busy.headers)
+
     @app.exception_handler(OperationalError)
     async def db_down(_: Request, exc: OperationalError) -> JSONResponse:
         log.warning("database unavailable: %s", exc.orig)
@@ -129,8 +156,9 @@ def create_app() -> FastAPI:
         return _error(500, "internal_error", "an unexpected database error occurred")
 
     @app.get("/api/health", tags=["health"])
-    def health() -> JSONResponse:
-        ok = db.ping()
+    async def health() -> JSONResponse:
+        # Its own two threads: a burst of requests filling the shared thread pool must not delay it.
+        ok = await anyio.to_thread.run_sync(db.ping, limiter=_HEALTH_THREADS)
         body = {"status": "ok" if ok else "degraded", "database": "ok" if ok else "unreachable", "version": __version__}
         return JSONResponse(body, status_code=200 if ok else 503, headers=None if ok else {"Retry-After": "5"})
 

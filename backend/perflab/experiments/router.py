@@ -23,6 +23,7 @@ from perflab.experiments.schemas import (
     ExperimentUpdate,
 )
 from perflab.projects.models import Project
+from perflab.schemas_base import Page, PageSize
 
 router = APIRouter(tags=["experiments"])
 
@@ -53,8 +54,8 @@ def list_item(row: dict) -> ExperimentListItem:  # type: ignore[type-arg]
 def list_experiments(
     project: ReadableProject,
     db: SessionDep,
-    page: int = 1,
-    page_size: int = 50,
+    page: Page = 1,
+    page_size: PageSize = 50,
     sort: str = "created",
     order: str = "desc",
     q: str | None = None,

@@ -5,8 +5,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from perflab.schemas_base import RequestModel
 
-class ImportFile(BaseModel):
+
+class ImportFile(RequestModel):
     name: str = Field(min_length=1, max_length=255)
     content: str = Field(max_length=200_000_000)
     # base64 for binary uploads (gzip); text otherwise.
@@ -17,7 +19,7 @@ class ImportFile(BaseModel):
     role: str | None = Field(default=None, max_length=64, pattern=r"^[A-Za-z0-9_.-]*$")
 
 
-class ImportPreviewRequest(BaseModel):
+class ImportPreviewRequest(RequestModel):
     files: list[ImportFile] = Field(min_length=1, max_length=100)
 
 

@@ -4,14 +4,16 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perflab.schemas_base import RequestModel
 
-class ProjectCreate(BaseModel):
+
+class ProjectCreate(RequestModel):
     name: str = Field(min_length=1, max_length=200)
     slug: str | None = Field(default=None, min_length=1, max_length=100, pattern=r"^[a-z0-9][a-z0-9-]*$")
     description: str = Field(default="", max_length=10000)
 
 
-class ProjectUpdate(BaseModel):
+class ProjectUpdate(RequestModel):
     name: str | None = Field(default=None, min_length=1, max_length=200)
     description: str | None = Field(default=None, max_length=10000)
 

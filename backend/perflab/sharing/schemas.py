@@ -8,18 +8,19 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from perflab.compare.schemas import CompareReply
+from perflab.schemas_base import RequestModel
 
 UI_STATE_MAX_BYTES = 8192
 
 
-class OverlayRef(BaseModel):
+class OverlayRef(RequestModel):
     model_config = ConfigDict(extra="forbid")
 
     role: str = Field(min_length=1, max_length=64)
     metric: str = Field(min_length=1, max_length=300)
 
 
-class TimeRange(BaseModel):
+class TimeRange(RequestModel):
     model_config = ConfigDict(extra="forbid")
 
     start_s: float = Field(ge=0)
@@ -32,7 +33,7 @@ class TimeRange(BaseModel):
         return self
 
 
-class ViewState(BaseModel):
+class ViewState(RequestModel):
     """What the page showed when saved. Overlays and the time range also bound what a share link may read."""
 
     model_config = ConfigDict(extra="forbid")
@@ -52,7 +53,7 @@ class ViewState(BaseModel):
         return v
 
 
-class ComparisonCreate(BaseModel):
+class ComparisonCreate(RequestModel):
     baseline: str = Field(min_length=1, max_length=200)
     experiments: list[str] = Field(min_length=1, max_length=12)
     title: str = Field(default="", max_length=200)
@@ -78,7 +79,7 @@ class SavedComparison(BaseModel):
     compare: CompareReply
 
 
-class ShareLinkCreate(BaseModel):
+class ShareLinkCreate(RequestModel):
     expires_in_days: int = Field(default=90, ge=1, le=365)
     note: str = Field(default="", max_length=200)
 

@@ -1160,6 +1160,11 @@ export interface components {
             part?: number | null;
             /** Parts */
             parts?: number | null;
+            /**
+             * Refused Lines
+             * @default 0
+             */
+            refused_lines?: number;
             /** Role */
             role: string;
             /**
@@ -1650,6 +1655,8 @@ export interface components {
         Heartbeat: {
             /** Agent Id */
             agent_id: string;
+            /** Clock Error S */
+            clock_error_s?: number | null;
             /** Clock Offset S */
             clock_offset_s?: number | null;
             /** Cpu Pct */
