@@ -1,0 +1,146 @@
+"""Real outputs from other locales, versions and flags (tests/fixtures/INDEX.md says where each
+comes from): the figures must be the ones the tool printed, or a refusal naming the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from perflab.parsers import ParseError, parse
+from perflab.parsers.cli import main
+
+from .corpus import FIXTURES
+
+
+def _text(rel: str) -> str:
+    return (FIXTURES / rel).read_text(encoding="utf-8")
+
+
+def _counters(result: dict) -> dict[str, dict]:
+    return {c["event"]: c for c in result["counters"]}
+
+
+# --- locales -------------------------------------------------------------------------------
+
+
+def test_perf_stat_de_DE_decimal_commas_and_dot_thousands() -> None:
+    r = parse("perf-stat", _text("perf-stat/local_6.1_de_DE_r3.txt"))
+    c = _counters(r)
+    assert r["decimal_mark"] == ","
+    assert c["task-clock"]["value"] == 218.07 and c["task-clock"]["variance_pct"] == 1.47
+    assert c["page-faults"]["value"] == 9634  # '9.634' is nine thousand, not nine
+    assert c["page-faults"]["metric_value"] == 42.957 and c["page-faults"]["metric_unit"] == "K/sec"
+    assert c["context-switches"]["metric_value"] == 798.138
+
+
+@pytest.mark.parametrize("locale", ["ru_RU", "fr_FR"])
+def test_perf_stat_narrow_space_thousands(locale: str) -> None:
+    r = parse("perf-stat", _text(f"perf-stat/local_6.1_{locale}.txt"))
+    c = _counters(r)
+    assert len(r["counters"]) == 3
+    assert c["page-faults"]["value"] in (9588, 9619)  # '9\u202f588', not 9 then 588
+    assert 0.6 < r["elapsed_s"] < 1 and r["user_s"] is not None
+
+
+def test_perf_stat_en_US_comma_thousands() -> None:
+    c = _counters(parse("perf-stat", _text("perf-stat/local_6.1_en_US.txt")))
+    assert c["page-faults"]["value"] == 9513 and c["task-clock"]["value"] == 225.07
+
+
+def test_perf_stat_refuses_a_number_it_cannot_read_for_sure() -> None:
+    # '1,43' is neither a grouped thousand nor, in a '.'-decimal output, a decimal
+    text = (
+        " Performance counter stats for 'x':\n\n"
+        "              1,43      context-switches\n\n"
+        "       0.533609108 seconds time elapsed\n"
+    )
+    with pytest.raises(ParseError) as e:
+        parse("perf-stat", text)
+    assert e.value.line == 3 and "'1,43'" in e.value.message
+
+
+def test_strace_c_de_DE_decimal_commas() -> None:
+    r = parse("strace-c", _text("strace-c/local_6.1_de_DE.txt"))
+    assert r["syscalls"][0] == {
+        "syscall": "newfstatat", "calls": 103, "errors": 18, "seconds": 0.00067,
+        "usecs_per_call": 6, "pct_time": 31.66,
+    }
+    assert r["total"] == {
+        "calls": 377, "errors": 38, "seconds": 0.002116, "usecs_per_call": 5, "pct_time": 100.0
+    }
+    assert sum(s["calls"] for s in r["syscalls"]) == 377 and r["warnings"] == []
+
+
+def test_strace_c_de_DE_custom_columns() -> None:
+    r = parse("strace-c", _text("strace-c/local_6.1_w_U_de_DE.txt"))
+    first = r["syscalls"][0]
+    assert first["syscall"] == "newfstatat" and first["pct_time"] == 23.67
+    assert first["min_seconds"] == 0.000007 and first["max_seconds"] == 0.000022
+
+
+def test_strace_c_table_of_unreadable_rows_is_refused_not_empty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = _text("strace-c/local_6.1_de_DE.txt").replace("0,0", "0;0")
+    f = tmp_path / "s.txt"
+    f.write_text(text)
+    assert main(["strace-c", str(f)]) == 2
+    assert "line 3: unreadable row" in capsys.readouterr().err
+
+
+# --- perf stat flags -----------------------------------------------------------------------
+
+
+def test_perf_stat_repeats_keep_mean_stdev_and_variance() -> None:
+    r = parse("perf-stat", _text("perf-stat/local_6.1_de_DE_r3.txt"))
+    assert r["elapsed_s"] == 1.1459 and r["elapsed_stdev_s"] == 0.064
+    assert r["elapsed_variance_pct"] == 5.59
+
+
+def test_perf_stat_percent_metric_is_kept() -> None:
+    text = (
+        " Performance counter stats for './a.out':\n\n"
+        "         1,234,567      branches                         #  123.456 M/sec\n"
+        "            71,481      branch-misses                    #    5.79% of all branches\n"
+        "     <not counted>      cycles                                                        (0.00%)\n\n"
+        "       0.002956893 seconds time elapsed\n"
+    )
+    c = _counters(parse("perf-stat", text))
+    assert c["branch-misses"]["value"] == 71481
+    assert c["branch-misses"]["metric_value"] == 5.79
+    assert c["branch-misses"]["metric_unit"] == "% of all branches"
+    assert c["branches"]["value"] == 1234567 and c["branches"]["metric_unit"] == "M/sec"
+    assert c["cycles"]["counted"] is False and c["cycles"]["value"] is None
+
+
+@pytest.mark.parametrize(
+    "rel", ["perf-stat/local_6.1_x_csv_r3.txt", "perf-stat/local_6.1_json_r3.txt"]
+)
+def test_perf_stat_csv_and_json_with_repeats(rel: str) -> None:
+    c = _counters(parse("perf-stat", _text(rel)))
+    assert set(c) == {"task-clock", "context-switches", "cycles"}
+    assert c["cycles"]["supported"] is False and c["cycles"]["value"] is None
+    assert c["context-switches"]["variance_pct"] in (5.28, 4.41)
+
+
+def test_perf_stat_per_cpu_and_intervals_keep_every_counter() -> None:
+    per_cpu = parse("perf-stat", _text("perf-stat/local_6.1_a_A_per_cpu.txt"))
+    assert [(c["event"], c["cpu"], c["value"]) for c in per_cpu["counters"]] == [
+        ("task-clock", "0", 102.69), ("task-clock", "1", 104.34),
+        ("context-switches", "0", 81), ("context-switches", "1", 162),
+    ]
+    intervals = parse("perf-stat", _text("perf-stat/local_6.1_I_interval.txt"))
+    assert len(intervals["counters"]) == 6
+    assert [c["time_s"] for c in intervals["counters"][::2]] == [0.100146187, 0.200371091, 0.253220814]
+    assert intervals["counters"][2]["counted"] is False
+
+
+@pytest.mark.parametrize(
+    ("rel", "words"),
+    [
+        ("perf-stat/local_6.1_x_csv_de_DE.txt", "decimal commas"),
+        ("perf-stat/local_6.1_json_de_DE.txt", "LC_ALL=C"),
+    ],
+)
+def test_perf_stat_machine_formats_in_a_comma_locale_are_refused(rel: str, words: str) -> None:
+    with pytest.raises(ParseError) as e:
+        parse("perf-stat", _text(rel))
+    assert e.value.line == 1 and words in e.value.message
