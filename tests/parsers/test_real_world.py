@@ -144,3 +144,26 @@ def test_perf_stat_machine_formats_in_a_comma_locale_are_refused(rel: str, words
     with pytest.raises(ParseError) as e:
         parse("perf-stat", _text(rel))
     assert e.value.line == 1 and words in e.value.message
+
+
+# --- wrk2 ----------------------------------------------------------------------------------
+
+
+def test_wrk2_uncorrected_latency_is_a_separate_result() -> None:
+    r = parse("wrk", _text("wrk2/format_exact_u_latency.txt"))
+    assert len(r["percentile_spectrum"]) == 10 and len(r["uncorrected_percentile_spectrum"]) == 9
+    assert r["hdr_summary"]["mean_ms"] == 6.602 and r["hdr_summary"]["max_ms"] == 12.496
+    assert r["uncorrected_hdr_summary"]["mean_ms"] == 2.791
+    assert r["latency_percentiles_ms"]["99"] == 11.18
+    assert r["uncorrected_latency_percentiles_ms"]["99"] == 5.43
+    assert r["percentile_spectrum"][-1]["latency_ms"] == 12.503
+
+
+def test_wrk2_old_calibration_line_and_nan_figures() -> None:
+    r = parse("wrk", _text("wrk2/format_exact_old_calibration_nan.txt"))
+    assert r["calibration"][0] == {"mean_latency_ms": 9.747, "sampling_interval_ms": 21.0}
+    # only the -nan figures are missing; max and the rest of the result stay
+    assert r["req_per_sec_per_thread"] == {
+        "avg": None, "stdev": None, "max": 2500.0, "within_stdev_pct": 0.0
+    }
+    assert r["requests_per_sec"] == 2000.28 and r["warnings"] == []
