@@ -167,3 +167,39 @@ def test_wrk2_old_calibration_line_and_nan_figures() -> None:
         "avg": None, "stdev": None, "max": 2500.0, "within_stdev_pct": 0.0
     }
     assert r["requests_per_sec"] == 2000.28 and r["warnings"] == []
+
+
+# --- netstat -s ----------------------------------------------------------------------------
+
+
+def test_netstat_s_centos7_wording_maps_to_kernel_counters() -> None:
+    c = parse("netstat-s", _text("netstat-s/format_exact_net-tools-2.0_centos7.txt"))["counters"]
+    assert c["Tcp.ActiveOpens"] == 30417 and c["Tcp.OutSegs"] == 4861934
+    assert c["Tcp.RetransSegs"] == 3307 and c["Tcp.InErrs"] == 2 and c["Udp.NoPorts"] == 49
+
+
+def test_netstat_s_grep_paste_without_section_headers() -> None:
+    r = parse("auto", _text("netstat-s/format_exact_grep_listen.txt"))
+    assert r["kind"] == "netstat-s"
+    assert r["counters"] == {"TcpExt.ListenOverflows": 1402, "TcpExt.ListenDrops": 1402}
+    assert any("grep" in w for w in r["warnings"])
+
+
+@pytest.mark.parametrize("kind", ["netstat-s", "wrk", "strace", "sysctl", "vmstat", "pidstat"])
+def test_a_4300_digit_number_is_refused_or_ignored_never_a_crash(kind: str) -> None:
+    big = "9" * 4400
+    texts = [
+        f"Tcp:\n    {big} active connection openings\n    5 resets sent\n",
+        f"Running 1s test @ http://x\n  {big} threads and 1 connections\n",
+        f"read(3, \"\", 1) = {big}\nread(3, \"\", 1) = 1\n",
+        f"net.core.somaxconn = {big}\nnet.core.x = 1\n",
+    ]
+    for text in texts:
+        try:
+            result = parse(kind, text)
+        except ParseError:
+            continue
+        assert big not in str(result.get("counters", {}))
+    r = parse("netstat-s", texts[0])
+    assert r["counters"] == {"Tcp.OutRsts": 5}
+    assert any("40 digits" in w for w in r["warnings"])

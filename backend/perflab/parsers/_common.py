@@ -55,9 +55,14 @@ def to_int(tok: str) -> int | None:
     if not tok or not tok.isascii():
         return None
     body = tok[1:] if tok[0] in "+-" else tok
-    if not body.isdigit():
+    # int() refuses more than 4300 digits (ValueError); no tool counts that high
+    if not body.isdigit() or len(body) > MAX_DIGITS:
         return None
     return int(tok)
+
+
+#: longer digit strings are no count any tool prints (2**64 has 20 digits)
+MAX_DIGITS = 40
 
 
 _FLOAT_CHARS = frozenset("0123456789.+-eE")

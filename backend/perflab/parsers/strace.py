@@ -301,8 +301,9 @@ def summarize(groups: Groups, nlines: int, get_lines: Callable[[], list[str]]) -
                 entry["resumed"] += count
             entry["returns"][rtext] += count
             first, _, rest = rtext.partition(" ")
-            if first.isascii() and first.isdigit():
-                entry["sum_returns"] += int(first) * count
+            number = to_int(first) if first.isdigit() else None
+            if number is not None:
+                entry["sum_returns"] += number * count
             elif (first == "-1" or first == "?") and rest.startswith("E"):
                 entry["errors"][rest.split()[0]] += count
         elif kind == "unfinished":
