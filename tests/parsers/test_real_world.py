@@ -203,3 +203,54 @@ def test_a_4300_digit_number_is_refused_or_ignored_never_a_crash(kind: str) -> N
     r = parse("netstat-s", texts[0])
     assert r["counters"] == {"Tcp.OutRsts": 5}
     assert any("40 digits" in w for w in r["warnings"])
+
+
+# --- sysctl --------------------------------------------------------------------------------
+
+
+def test_sysctl_value_of_several_lines_is_joined() -> None:
+    r = parse("sysctl", _text("sysctl/jc_centos-7.7_a.txt"))
+    info = r["values"]["dev.cdrom.info"].split("\n")
+    assert info[0] == "CD-ROM information, Id: cdrom.c 3.20 2003/12/17"
+    assert "drive name: sr0" in info and info[-1] == "Can write RAM: 1"
+    assert "dev.cdrom.info" not in r["numbers"]
+    assert not any("set again" in w for w in r["warnings"])
+
+
+@pytest.mark.parametrize(
+    ("rel", "name", "number"),
+    [
+        ("sysctl/jc_freebsd12_a.txt", "kern.maxfiles", 64303),
+        ("sysctl/jc_osx-10.14.6_a.txt", "kern.maxproc", 2128),
+    ],
+)
+def test_sysctl_bsd_and_macos_name_colon_value(rel: str, name: str, number: int) -> None:
+    r = parse("auto", _text(rel))
+    assert r["kind"] == "sysctl" and r["numbers"][name] == number and r["warnings"] == []
+
+
+# --- tables that are not what a kind expects ------------------------------------------------
+
+REFUSED = {
+    "jc_centos-7.7_vmstat-d.txt": "vmstat -d",
+    "jc_centos-7.7_vmstat-dt.txt": "vmstat -d",
+    "local_procps-4.0.2_vmstat-s.txt": "vmstat -s",
+    "local_procps-4.0.2_vmstat-D.txt": "vmstat -D",
+    "local_procps-4.0.2_vmstat-m_head.txt": "vmstat -m",
+}
+
+
+@pytest.mark.parametrize(("name", "looks_like"), REFUSED.items())
+@pytest.mark.parametrize("kind", ["vmstat", "auto"])
+def test_other_tables_are_refused_naming_what_they_look_like(
+    name: str, looks_like: str, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([kind, str(FIXTURES / "refused" / name)]) == 2
+    err = capsys.readouterr().err
+    assert f"this looks like {looks_like}" in err and "line " in err
+
+
+def test_another_kind_given_by_name_is_refused_naming_the_right_kind() -> None:
+    with pytest.raises(ParseError) as e:
+        parse("vmstat", _text("pidstat/realhost_07.txt"))
+    assert "looks like pidstat output: parse it as pidstat" in e.value.message

@@ -195,8 +195,9 @@ def _mark_of(lines: list[tuple[int, str]]) -> str:
     ('218,07 msec', '0,915133415 seconds', '9.634 page-faults' in de_DE)."""
     tokens: list[str] = []
     for _, line in lines:
-        words = join_grouped(line).replace("#", " ").split()
-        tokens.extend(w for w in words[:8] if w[:1].isdigit())
+        if "," in line or "." in line:
+            words = join_grouped(line).replace("#", " ").split()[:8]
+            tokens.extend(w for w in words if w[:1].isdigit() and ("," in w or "." in w))
     return decimal_mark(tokens) or "."
 
 
@@ -296,9 +297,7 @@ def _parse_text(lines: list[tuple[int, str]], out: JSON) -> None:
                         f" (decimal mark {mark!r}); refusing to guess",
                         n,
                     )
-                out["warnings"].append(
-                    f"line {n}: not a perf stat line, ignored: {show(line)}"
-                )
+                _ignored(out, n, line)
                 continue
         unit = ""
         if len(rest) >= 2 and rest[0] in _UNITS:
@@ -312,9 +311,7 @@ def _parse_text(lines: list[tuple[int, str]], out: JSON) -> None:
             or not _event_name(rest[0])
             or (tail and not (tail[0] == "(" and tail.endswith("%)")))
         ):
-            out["warnings"].append(
-                f"line {n}: not a perf stat counter line, ignored: {show(line)}"
-            )
+            _ignored(out, n, line)
             continue
         c = _counter(rest[0], value, unit, raw)
         c.update(extra)
@@ -327,6 +324,15 @@ def _parse_text(lines: list[tuple[int, str]], out: JSON) -> None:
         if "+-" in metric:
             c["variance_pct"] = _variance(metric, mark)
         out["counters"].append(c)
+
+
+def _ignored(out: JSON, n: int, line: str) -> None:
+    # a long paste of something else must not grow a warning per line
+    warnings: list[str] = out["warnings"]
+    if len(warnings) < 100:
+        warnings.append(f"line {n}: not a perf stat counter line, ignored: {show(line)}")
+    elif len(warnings) == 100:
+        warnings.append("more lines ignored; warnings suppressed")
 
 
 def _variance(text: str, mark: str) -> float | None:
