@@ -4,7 +4,7 @@
 import "./charts.css";
 import { type KeyboardEvent, type MouseEvent, memo, useEffect, useMemo, useRef, useState } from "react";
 import { CartesianGrid, Line, LineChart, ReferenceArea, XAxis, YAxis } from "recharts";
-import { formatCompact } from "@/lib/format";
+import { formatBytes, formatCompact } from "@/lib/format";
 import { formatClock, timeTicks } from "@/lib/time-axis";
 import { type CursorStore, useCursorStore, useCursorTime } from "./cursor";
 import { seriesColor } from "./palette";
@@ -70,11 +70,19 @@ function useWidth() {
   return [ref, width] as const;
 }
 
-function withUnit(v: number | null, unit: string | undefined): string {
+// Byte amounts (netqtop's BPS and avg_size) read in binary prefixes, as the tool prints them:
+// its "350.16M" is 350.16 MiB/s, which SI prefixes would show as 367M.
+const isBytes = (unit: string | undefined) => unit === "B/s" || unit === "B";
+
+export function withUnit(v: number | null, unit: string | undefined): string {
   if (v === null) return "—";
   if (!unit) return formatCompact(v);
+  if (isBytes(unit)) return unit === "B/s" ? `${formatBytes(v)}/s` : formatBytes(v);
   return unit === "%" ? `${formatCompact(v)}%` : `${formatCompact(v)} ${unit}`;
 }
+
+const tickFor = (unit: string | undefined) => (v: number) =>
+  isBytes(unit) ? formatBytes(v) : formatCompact(v);
 
 export function MetricChart({
   series,
@@ -167,6 +175,8 @@ export function MetricChart({
             hasRight={hasRight}
             yDomain={yDomain}
             annotations={annotations}
+            unit={unit}
+            rightUnit={rightUnit}
           />
         ) : null}
         <CursorLine store={store} left={plotLeft} width={plotWidth} height={plotHeight} domain={domain} />
@@ -198,6 +208,8 @@ interface PlotProps {
   hasRight: boolean;
   yDomain: [YBound, YBound] | undefined;
   annotations: TimeAnnotation[];
+  unit: string | undefined;
+  rightUnit: string | undefined;
 }
 
 // The recharts part: re-renders only when data, size or visibility change, never on cursor moves.
@@ -209,6 +221,8 @@ const Plot = memo(function Plot({
   hasRight,
   yDomain,
   annotations,
+  unit,
+  rightUnit,
 }: PlotProps) {
   const lines = useMemo(() => series.map((s) => ({ s, data: withGaps(s.t, s.v) as XY[] })), [series]);
   const nonNegative = (axis: "left" | "right") =>
@@ -235,7 +249,7 @@ const Plot = memo(function Plot({
         yAxisId="left"
         width={Y_AXIS_WIDTH}
         domain={yFor("left")}
-        tickFormatter={(v: number) => formatCompact(v)}
+        tickFormatter={tickFor(unit)}
         stroke="var(--text-faint)"
         fontSize={11}
         tickSize={3}
@@ -247,7 +261,7 @@ const Plot = memo(function Plot({
           orientation="right"
           width={Y_AXIS_WIDTH}
           domain={yFor("right")}
-          tickFormatter={(v: number) => formatCompact(v)}
+          tickFormatter={tickFor(rightUnit)}
           stroke="var(--text-faint)"
           fontSize={11}
           tickSize={3}
