@@ -254,3 +254,14 @@ def test_another_kind_given_by_name_is_refused_naming_the_right_kind() -> None:
     with pytest.raises(ParseError) as e:
         parse("vmstat", _text("pidstat/realhost_07.txt"))
     assert "looks like pidstat output: parse it as pidstat" in e.value.message
+
+
+def test_perf_stat_csv_intervals_and_per_cpu_keep_every_row() -> None:
+    intervals = parse("auto", _text("perf-stat/local_6.1_x_csv_I_interval.txt"))
+    assert intervals["kind"] == "perf-stat" and intervals["format"] == "csv"
+    assert [c["time_s"] for c in intervals["counters"]][::2] == [0.100159903, 0.200410566, 0.25459395]
+    assert intervals["counters"][2]["counted"] is False
+    per_cpu = parse("auto", _text("perf-stat/local_6.1_x_csv_a_A_per_cpu.txt"))
+    assert [(c["cpu"], c["value"]) for c in per_cpu["counters"]] == [
+        ("0", 115.91), ("1", 117.85), ("0", 117), ("1", 385),
+    ]

@@ -380,8 +380,23 @@ def parse(text: str) -> JSON:
     return out
 
 
+def _csv_fields(line: str) -> list[str]:
+    """A -x, row without its -I time or -A CPU column, which come first."""
+    f = line.split(",")
+    if (
+        len(f) >= 4
+        and (to_float(f[1]) is not None or f[1].startswith("<not"))
+        and to_float(f[0].strip()) is not None
+        and "." in f[0]
+    ):
+        f = f[1:]
+    if f and f[0].startswith("CPU") and f[0][3:].isdigit():
+        f = f[1:]
+    return f
+
+
 def sniff_csv(lines: list[str]) -> bool:
-    rows = [ln.split(",") for ln in lines if ln.strip()]
+    rows = [_csv_fields(ln) for ln in lines if ln.strip()]
     return bool(rows) and all(
         len(r) >= 5
         and (to_float(r[0]) is not None or r[0].startswith("<not"))
@@ -404,7 +419,7 @@ def sniff(lines: list[str]) -> float:
     ):
         return 1.0
     if sniff_csv(text[:5]) and any(
-        ln.split(",")[2]
+        _csv_fields(ln)[2]
         in (
             "task-clock",
             "cycles",
