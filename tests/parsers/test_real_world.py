@@ -265,3 +265,13 @@ def test_perf_stat_csv_intervals_and_per_cpu_keep_every_row() -> None:
     assert [(c["cpu"], c["value"]) for c in per_cpu["counters"]] == [
         ("0", 115.91), ("1", 117.85), ("0", 117), ("1", 385),
     ]
+
+
+def test_perf_stat_3_10_layout_keeps_every_counter() -> None:
+    r = parse("perf-stat", _text("perf-stat/format_exact_3.10_centos7.txt"))
+    c = _counters(r)
+    assert len(r["counters"]) == 10 and r["warnings"] == []
+    assert c["task-clock"]["value"] == 1002.417857 and c["task-clock"]["unit"] == "msec"
+    assert c["cycles"]["pct_running"] == 83.33 and c["cycles"]["metric_unit"] == "GHz"
+    assert c["branch-misses"]["metric_unit"] == "% of all branches"
+    assert c["stalled-cycles-backend"]["supported"] is False

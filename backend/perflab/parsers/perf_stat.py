@@ -28,7 +28,8 @@ printed in the user's locale: the decimal mark is read from the numbers that sho
 ('218,07 msec', '0,915133415 seconds' under de_DE, where '9.634 page-faults' then means 9634),
 thousands separators ('1,432' in en_US, '9.634' in de_DE, '9 634' with U+202F in fr_FR/ru_RU)
 are removed, and a number whose groups are not of three digits is refused (exit 2 naming the
-line), never read as something else. ``-x,`` and ``-j`` output printed under a decimal-comma
+line), never read as something else. Older perf (3.x, CentOS 7) layouts are read too: the unit after
+the event (``task-clock (msec)``) and the counted share in brackets (``[83.33%]``). ``-x,`` and ``-j`` output printed under a decimal-comma
 locale is ambiguous CSV or invalid JSON: refused, asking for ``LC_ALL=C``.
 """
 
@@ -226,6 +227,8 @@ def _metric(metric: str, mark: str, c: JSON) -> None:
     body = metric
     if "(" in body and body.rstrip().endswith(")"):
         body = body[: body.rfind("(")]
+    elif "[" in body and body.rstrip().endswith("%]"):
+        body = body[: body.rfind("[")]  # perf 3.x's counted share
     m = body.split()
     if not m:
         return
@@ -303,7 +306,14 @@ def _parse_text(lines: list[tuple[int, str]], out: JSON) -> None:
         if len(rest) >= 2 and rest[0] in _UNITS:
             unit = rest[0]
             rest = rest[1:]
+        # perf before 4.x (CentOS 7's 3.10) put the unit after the event: 'task-clock (msec)'
+        if len(rest) >= 2 and rest[1].startswith("(") and rest[1][1:-1] in _UNITS:
+            unit = unit or rest[1][1:-1]
+            rest = [rest[0], *rest[2:]]
         tail = " ".join(rest[1:])
+        # and the share of time counted in brackets: '[83.33%]'
+        if tail.startswith("[") and tail.endswith("%]"):
+            tail = f"({tail[1:-2]}%)"
         # "VALUE [UNIT] EVENT [(NN.NN%)]" and nothing else: wrk's "56497 requests in 10.04s"
         # or "2 threads and 10 connections" must not become counters.
         if (
@@ -319,6 +329,8 @@ def _parse_text(lines: list[tuple[int, str]], out: JSON) -> None:
             c["pct_running"] = _num(tail[1:-2].strip(), mark)
         _metric(metric, mark, c)
         last = metric.rstrip()
+        if last.endswith("%]") and "[" in last:
+            last = last[: last.rfind("[")] + "(" + last[last.rfind("[") + 1 : -1] + ")"
         if last.endswith("%)") and "(" in last and "+-" not in last[last.rfind("(") :]:
             c["pct_running"] = _num(last[last.rfind("(") + 1 : -2].strip(), mark)
         if "+-" in metric:
