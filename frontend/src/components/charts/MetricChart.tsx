@@ -12,6 +12,7 @@ import {
   medianStep,
   nearestIndex,
   pixelToTime,
+  singleSpan,
   timeToPixel,
   valueAt,
   withGaps,
@@ -224,7 +225,15 @@ const Plot = memo(function Plot({
   unit,
   rightUnit,
 }: PlotProps) {
-  const lines = useMemo(() => series.map((s) => ({ s, data: withGaps(s.t, s.v) as XY[] })), [series]);
+  const lines = useMemo(() => {
+    const step = medianStep(
+      series.reduce<readonly number[]>((a, s) => (s.t.length > a.length ? s.t : a), []),
+    );
+    return series.map((s) => ({
+      s,
+      data: (singleSpan(s.t, s.v, step, domain) ?? withGaps(s.t, s.v)) as XY[],
+    }));
+  }, [series, domain]);
   const nonNegative = (axis: "left" | "right") =>
     series.filter((s) => (s.axis ?? "left") === axis).every((s) => s.v.every((v) => v >= 0));
   const yFor = (axis: "left" | "right"): [YBound, YBound] =>
