@@ -6,8 +6,8 @@ Each kind (and ``auto``, and ``detect``) gets adversarial text: one 10 MB line o
 long lines of brackets, '=' and ':' separators, digits, dashes, other tools' headers repeated,
 NUL bytes and invalid UTF-8 (through ``read_text``, as the CLI and uploads read files). The bound
 is generous (2 s per MB, best of two tries); on a machine so loaded that a parser misses it, the
-parser must at least scale linearly (a quarter of the input in more than an eighth of the time),
-which a quadratic one does not.
+parser must at least scale about linearly (four times the input in less than eleven times the
+time), which a quadratic one (sixteen times) does not.
 """
 
 from __future__ import annotations
@@ -89,7 +89,11 @@ def test_linear_time_on_adversarial_text(kind: str, shape: str) -> None:
     # Over the bound: a loaded machine, or a superlinear parser? A quarter of the input takes
     # a quarter of the time when linear, a sixteenth when quadratic.
     quarter, _ = run(SIZE // 4)
-    assert elapsed < 8 * max(quarter, 0.01), (
+    if elapsed >= 11 * max(quarter, 0.01):
+        # once more, both sizes: a burst of load on a shared machine must not decide it
+        elapsed = min(elapsed, run(SIZE)[0])
+        quarter = max(quarter, run(SIZE // 4)[0])
+    assert elapsed < 11 * max(quarter, 0.01), (
         f"{kind} took {elapsed:.2f} s on {mb:.2f} MB of {shape}, {quarter:.2f} s on a quarter"
     )
 
