@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from perflab.parsers import KINDS, ParseError, detect, parse, read_text
@@ -116,3 +117,15 @@ def test_binary_is_refused_quickly(kind: str, data: bytes) -> None:
     assert elapsed < SECONDS_PER_MB * len(data) / MB + SLACK_S
     with pytest.raises(ParseError, match="binary data|expected|no "):
         run()
+
+
+def test_strace_file_path_is_linear_too(tmp_path: Path) -> None:
+    """`perflab parse strace FILE` groups mapped bytes with the bytes pattern: same bound."""
+    from perflab.parsers.cli import main
+
+    data = SHAPES["strace ReDoS: ('(' + 'a'*31) * N"](SIZE).encode()
+    f = tmp_path / "redos.txt"
+    f.write_bytes(data + b"\nread(3, \"x\", 1) = 1\n")
+    start = time.perf_counter()
+    assert main(["strace", str(f)]) == 0  # the junk line is reported, the call counted
+    assert time.perf_counter() - start < SECONDS_PER_MB * len(data) / MB + 1.0
