@@ -31,17 +31,19 @@ export function ComparePage() {
 
   // Links name experiments by id; one written with names (older links, hand-typed ones, a name from
   // before a rename) is rewritten to ids once the server has resolved them.
+  const current = reply && !q.isPlaceholderData;
   useEffect(() => {
-    if (!reply) return;
+    if (!reply || !current) return;
     const refs = [...new Set([state.baseline, ...state.experiments].filter(Boolean))];
-    if (refs.length !== reply.columns.length) return;
+    if (refs.length !== reply.columns.length || refs.every((r) => /^\d+$/.test(r))) return;
+    // The reply's columns are the references in order (baseline first), however each was resolved.
     const idOf = new Map(refs.map((ref, i) => [ref, String(reply.columns[i]?.id ?? ref)]));
     const experiments = state.experiments.map((e) => idOf.get(e) ?? e);
     const baseline = state.baseline ? (idOf.get(state.baseline) ?? state.baseline) : "";
     if (experiments.some((e, i) => e !== state.experiments[i]) || baseline !== state.baseline) {
       change({ experiments, baseline }, true);
     }
-  }, [reply, state.experiments, state.baseline, change]);
+  }, [reply, current, state.experiments, state.baseline, change]);
   const idByName = useMemo(() => new Map((reply?.columns ?? []).map((c) => [c.name, String(c.id)])), [reply]);
   const setBaseline = (name: string) => change({ baseline: idByName.get(name) ?? name });
 
