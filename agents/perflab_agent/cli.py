@@ -134,6 +134,14 @@ def build_parser():
     cmp_.add_argument("--project", required=True)
     cmp_.add_argument("--baseline", required=True, metavar="NAME")
     cmp_.add_argument("--format", choices=["table", "markdown", "json"], default="table")
+    cmp_.add_argument("--include-invalid", action="store_true",
+                      help="count invalid runs (error responses, no requests) in medians and verdicts")
+    cmp_.add_argument("--fail-on", choices=["worse"], default=None,
+                      help="CI gate: exit 3 when a chosen metric of an experiment is worse than the baseline "
+                           "beyond noise")
+    cmp_.add_argument("--metric", action="append", default=[], metavar="KEY",
+                      help="metric the gate checks (repeatable; default: wrk.requests_per_sec and "
+                           "wrk.latency_percentiles_ms.99; 'wrk.' may be left out)")
     cmp_.add_argument("experiments", nargs="*", metavar="EXPERIMENT")
     return parser
 

@@ -44,6 +44,7 @@ def list_item(row: dict) -> ExperimentListItem:  # type: ignore[type-arg]
         **ExperimentRead.model_validate(row["experiment"]).model_dump(),
         run_count=row["run_count"],
         running_count=row["running_count"],
+        invalid_runs=row["invalid_runs"],
         last_run_at=row["last_run_at"],
         headline=ExperimentHeadline(**row["headline"]),
         decision=row.get("decision"),

@@ -49,6 +49,8 @@ class ExperimentHeadline(BaseModel):
 class ExperimentListItem(ExperimentRead):
     run_count: int
     running_count: int
+    # Runs left out of the headline medians: error responses, no requests, a cut load stream.
+    invalid_runs: int = 0
     last_run_at: datetime | None
     headline: ExperimentHeadline
     decision: dict[str, Any] | None = None

@@ -32,6 +32,12 @@ class FilePreview(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     # A few headline values so the user can check the parse before saving.
     preview: dict[str, Any] = Field(default_factory=dict)
+    # A file holding several tools' outputs yields one entry per part: where it sits in the file,
+    # its first lines, and whether it was imported (lines no parser knows are reported, not imported).
+    start_line: int | None = None
+    end_line: int | None = None
+    excerpt: list[str] = Field(default_factory=list)
+    imported: bool = True
 
 
 class ImportPreview(BaseModel):

@@ -42,6 +42,8 @@ class ViewState(RequestModel):
     time_range: TimeRange | None = None
     metrics: list[str] = Field(default_factory=list, max_length=100)
     sections: list[str] = Field(default_factory=list, max_length=20)
+    # Invalid runs counted in medians and verdicts on purpose (the compare page's toggle).
+    include_invalid: bool = False
     # UI-owned extras (sort order, expanded rows); opaque to the server, bounded.
     ui: dict[str, Any] = Field(default_factory=dict)
 

@@ -76,8 +76,10 @@ def list_comparisons(session: Session, *, project: Project) -> list[Comparison]:
 def selection(session: Session, *, comparison: Comparison) -> compare_selection.Selection:
     project = session.get(Project, comparison.project_id)
     assert project is not None
-    return compare_selection.select_runs(session, project=project, experiment_ids=comparison.experiment_ids,
-                                       run_ids=comparison.run_ids)
+    sel = compare_selection.select_runs(session, project=project, experiment_ids=comparison.experiment_ids,
+                                        run_ids=comparison.run_ids)
+    sel.include_invalid = bool((comparison.view_state or {}).get("include_invalid"))
+    return sel
 
 
 def describe(session: Session, *, comparisons: list[Comparison]) -> dict[str, dict[int, str]]:
