@@ -56,6 +56,12 @@ KINDS: tuple[str, ...] = (
     "netstat-s",
     "perf-stat",
     "sysctl",
+    # the findings helper's kinds
+    "dmesg",
+    "ss-ltn",
+    "ss-tan",
+    "nginx-access",
+    "top",
 )
 STREAMING_KINDS: tuple[str, ...] = ("vmstat", "pidstat", "netqtop")
 
@@ -90,8 +96,13 @@ _PRIORITY = (
     "vmstat",
     "netqtop",
     "perf-stat",
+    "top",
+    "ss-ltn",
+    "ss-tan",
     "ss-s",
     "netstat-s",
+    "nginx-access",
+    "dmesg",
     "strace",
     "sysctl",
 )
