@@ -71,12 +71,35 @@ def _preview_values(kind: str, data: dict[str, Any]) -> dict[str, Any]:
     return {"keys": sorted(data)[:10]}
 
 
+# A config file (nginx.conf, ...) is no tool output: it is kept as a snapshot, diffed in comparisons and read
+# by the findings rules (proxy_buffers, worker_processes).
+CONFIG_KIND = "config"
+
+
+def _config(file: ImportFile, text: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    from perflab.compare import configs
+
+    nginx = configs.looks_like_nginx(text)
+    count = len(configs.nginx_directives(text) if nginx else configs.key_values(text))
+    data: dict[str, Any] = {"format": "nginx" if nginx else "key-value", "directives": count, "warnings": []}
+    return text, data, {"name": file.name, "kind": CONFIG_KIND, "ok": True, "role": file.role or "target",
+                        "warnings": [], "preview": {"format": data["format"], "directives": count}}
+
+
 def analyse(file: ImportFile) -> tuple[str, dict[str, Any] | None, dict[str, Any]]:
     """(text, parsed JSON or None, preview) for one file; parse errors go in the preview."""
     text = decode(file)
     kind = file.kind
-    if kind != "auto" and kind not in parsers.KINDS:
-        raise BadInput(f"{file.name}: unknown kind {kind!r}; use one of {', '.join(parsers.KINDS)} or auto")
+    if kind != "auto" and kind != CONFIG_KIND and kind not in parsers.KINDS:
+        raise BadInput(f"{file.name}: unknown kind {kind!r}; use one of {', '.join(parsers.KINDS)},"
+                       f" {CONFIG_KIND} or auto")
+    if kind == CONFIG_KIND:
+        return _config(file, text)
+    if kind == "auto" and parsers.detect(text) is None:
+        from perflab.compare import configs
+
+        if configs.looks_like_nginx(text):
+            return _config(file, text)
     try:
         data = parsers.parse(kind, text)
     except parsers.ParseError as exc:
@@ -167,6 +190,10 @@ def import_run(
         kind, role = info["kind"], info["role"]
         artifacts_service.store(session, project_id=project.id, run_id=run.id, kind="import", name=file.name,
                                 data=text.encode(), role=role, content_type="text/plain; charset=utf-8")
+        if kind == CONFIG_KIND:
+            artifacts_service.store(session, project_id=project.id, run_id=run.id, kind="config", name=file.name,
+                                    data=text.encode(), role=role, content_type="text/plain; charset=utf-8")
+            continue
         name = f"{kind}:{file.name}"
         while name in used:
             name += "'"
