@@ -96,3 +96,28 @@ def test_findings_of_an_unknown_run_is_404(client: TestClient) -> None:
     r = client.get("/api/runs/00000000-0000-0000-0000-000000000000/findings")
     assert r.status_code == 404
     assert client.get("/api/runs/not-a-uuid/findings").status_code == 400
+
+
+def test_comparison_carries_findings_per_experiment_with_what_changed(
+    client: TestClient, project: dict[str, Any]
+) -> None:
+    slug = project["slug"]
+    for exp in ("direct", "default", "buffers-4x128k"):
+        for run in ("run1", "run2"):
+            _import(client, slug, exp, _capture_files(exp, run))
+    r = client.get(f"/api/projects/{slug}/compare",
+                   params={"baseline": "direct", "experiments": ["default", "buffers-4x128k"]})
+    assert r.status_code == 200, r.text
+    by_exp = {e["experiment"]: e for e in r.json()["findings"]}
+    assert [e["experiment"] for e in r.json()["findings"]] == ["direct", "default", "buffers-4x128k"]
+    assert [f for f in by_exp["direct"]["findings"] if f["severity"] != "info"] == []
+    copy = next(f for f in by_exp["default"]["findings"] if f["rule"] == "copy-bound-proxy")
+    assert copy["runs"] == 2 and copy["of_runs"] == 2 and copy["suggestion"]["knob"] == "proxy_buffers"
+    # the story of the investigation: the copy-bound finding appears with nginx and goes with big buffers
+    assert "copy-bound-proxy" in by_exp["default"]["appeared"]
+    assert "copy-bound-proxy" not in by_exp["buffers-4x128k"]["appeared"]
+
+    md = client.get(f"/api/projects/{slug}/compare/markdown",
+                    params={"baseline": "direct", "experiments": ["default", "buffers-4x128k"]})
+    assert md.status_code == 200, md.text
+    assert "Findings:" in md.text and "`proxy_buffers` 8 4k (default) → 4 128k (2 of 2 runs)" in md.text

@@ -7,6 +7,7 @@ raw samples: a run's findings cost a handful of small queries.
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,42 +42,55 @@ def _text(a: Artifact) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def run_data(session: Session, *, run: Run, experiment: str | None = None) -> RunData:
-    if experiment is None:
-        exp = session.get(Experiment, run.experiment_id)
-        experiment = exp.name if exp is not None else ""
-    data = RunData(run_id=str(run.id), experiment=experiment)
-    for role, kind, payload in session.execute(
-        select(Summary.role, Summary.kind, Summary.data).where(Summary.run_id == run.id).order_by(Summary.id)
+def run_data_many(session: Session, *, runs: Sequence[tuple[Run, str]]) -> dict[uuid.UUID, RunData]:
+    """RunData of many runs (with their experiment names) in four queries, whatever their number: a
+    comparison of a dozen runs must not cost a dozen round trips per kind of data."""
+    out = {run.id: RunData(run_id=str(run.id), experiment=name) for run, name in runs}
+    ids = list(out)
+    if not ids:
+        return out
+    for run_id, role, kind, payload in session.execute(
+        select(Summary.run_id, Summary.role, Summary.kind, Summary.data).where(Summary.run_id.in_(ids))
+        .order_by(Summary.id)
     ):
+        data = out[run_id]
         data.summaries.append((role, kind, payload))
         if kind == "sysctl":
             data.sysctl.update((payload or {}).get("values") or {})
     for s in session.scalars(
-        select(Series).where(Series.run_id == run.id, Series.source.in_(SERIES_SOURCES)).order_by(Series.id)
+        select(Series).where(Series.run_id.in_(ids), Series.source.in_(SERIES_SOURCES)).order_by(Series.id)
     ):
-        data.series.append({"role": s.role, "source": s.source, "metric": s.metric, "key": s.key,
-                            "labels": s.labels, "unit": s.unit, "stats": s.stats or {}})
+        out[s.run_id].series.append({"role": s.role, "source": s.source, "metric": s.metric, "key": s.key,
+                                     "labels": s.labels, "unit": s.unit, "stats": s.stats or {}})
     for a in session.scalars(
-        select(Artifact).where(Artifact.run_id == run.id, Artifact.kind.in_(("config", "sysctl"))).order_by(Artifact.id)
+        select(Artifact).where(Artifact.run_id.in_(ids), Artifact.kind.in_(("config", "sysctl"))).order_by(Artifact.id)
     ):
         text = _text(a)
-        if text is None:
+        if text is None or a.run_id is None:
             continue
+        data = out[a.run_id]
         if a.kind == "config":
             data.configs.append((a.role, a.name, text))
-        else:
-            try:
-                values = parsers.parse("sysctl", text).get("values") or {}
-            except parsers.ParseError:
-                continue
-            for k, v in values.items():
-                data.sysctl.setdefault(k, v)
-    for role, facts in session.execute(
-        select(RunHost.role, Host.facts).join(Host, Host.id == RunHost.host_id).where(RunHost.run_id == run.id)
+            continue
+        try:
+            values = parsers.parse("sysctl", text).get("values") or {}
+        except parsers.ParseError:
+            continue
+        for k, v in values.items():
+            data.sysctl.setdefault(k, v)
+    for run_id, role, facts in session.execute(
+        select(RunHost.run_id, RunHost.role, Host.facts).join(Host, Host.id == RunHost.host_id)
+        .where(RunHost.run_id.in_(ids))
     ):
-        data.facts.setdefault(role, facts or {})
-    return data
+        out[run_id].facts.setdefault(role, facts or {})
+    return out
+
+
+def run_data(session: Session, *, run: Run, experiment: str | None = None) -> RunData:
+    if experiment is None:
+        exp = session.get(Experiment, run.experiment_id)
+        experiment = exp.name if exp is not None else ""
+    return run_data_many(session, runs=[(run, experiment)])[run.id]
 
 
 def for_run(session: Session, *, run: Run, experiment: str | None = None) -> list[Finding]:
@@ -94,13 +108,14 @@ def for_experiments(
     finding seen in 1 of 3 runs reads as the noise it may be. The representative finding is the first
     run's that has it.
     """
+    loaded = run_data_many(session, runs=[(r, name) for name, runs in experiments for r in runs])
     out: list[dict[str, Any]] = []
     for name, runs in experiments:
         merged: dict[tuple[str, str], Finding] = {}
         counts: dict[tuple[str, str], int] = {}
         for run in runs:
             seen: set[tuple[str, str]] = set()
-            for f in for_run(session, run=run, experiment=name):
+            for f in evaluate(loaded[run.id]):
                 key = (f["rule"], f["severity"])
                 if key in seen:
                     continue
