@@ -121,3 +121,20 @@ def test_comparison_carries_findings_per_experiment_with_what_changed(
                     params={"baseline": "direct", "experiments": ["default", "buffers-4x128k"]})
     assert md.status_code == 200, md.text
     assert "Findings:" in md.text and "`proxy_buffers` 8 4k (default) → 4 128k (2 of 2 runs)" in md.text
+
+
+def test_run_show_prints_findings_and_carries_them_in_json(
+    client: TestClient, project: dict[str, Any], capsys: Any
+) -> None:
+    import json
+
+    from perflab.cli import main
+
+    run = _import(client, project["slug"], "default", _capture_files("default"))
+    assert main(["run", "show", run, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert [f["rule"] for f in shown["findings"]] == ["copy-bound-proxy"]
+    assert main(["run", "show", run]) == 0
+    text = capsys.readouterr().out
+    assert "[warning] sy is 8" in text and "-> proxy_buffers: 8 4k (default) -> 4 128k" in text
+    assert "readv: 31,776 calls, 22.03% of syscall time" in text
