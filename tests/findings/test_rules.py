@@ -134,3 +134,47 @@ def test_errors_make_the_run_invalid(fixture: str, layer: str) -> None:
 def test_every_rule_is_documented() -> None:
     for r in RULES:
         assert r.id and r.reads and r.thresholds and r.suggests and r.false_positives and r.docs.startswith("https://")
+
+
+def test_the_rules_page_is_generated_from_the_rules() -> None:
+    from perflab.findings.docs import README, rules_markdown
+
+    assert README.read_text(encoding="utf-8") == rules_markdown(), "run: python -m perflab.findings.docs"
+    for r in RULES:
+        assert f"## {r.id}\n" in rules_markdown()
+
+
+@pytest.mark.parametrize(("wrk", "top"), [("wrk.txt", "top-H.txt"), ("wrk-lua.txt", "top-H-lua.txt")])
+def test_loadgen_on_a_host_without_idle_cpu_is_a_bound(wrk: str, top: str) -> None:
+    d = SCENARIOS / "loadgen"
+    data = run_data({"wrk": d / wrk, "top": d / top}, role="loadgen")
+    f = next(f for f in evaluate(data) if f["rule"] == "loadgen-saturated")
+    assert f["title"].startswith("The host running wrk had 0% idle CPU")
+    assert f["suggestion"] is None
+    idle = next(e for e in f["evidence"] if e["label"].startswith("host CPU idle"))
+    assert idle["value"] == "0.0% over 2 refreshes"
+
+
+def test_top_of_a_host_without_wrk_is_not_about_the_load_generator() -> None:
+    data = run_data({"top": FIXTURES / "top" / "local_procps-4.0.2_b.txt"}, role="proxy")
+    assert "loadgen-saturated" not in rules_of(evaluate(data))
+
+
+def test_worker_processes_auto_in_a_one_cpu_cgroup() -> None:
+    import json
+
+    d = SCENARIOS / "container-workers"
+    data = run_data({"config": d / "nginx.conf"}, role="proxy")
+    data.facts["proxy"] = json.loads((d / "facts-1cpu.json").read_text())
+    f = next(f for f in evaluate(data) if f["rule"] == "workers-above-quota")
+    assert f["title"] == "worker_processes auto starts 2 workers but the cgroup allows 1 CPU(s)"
+    assert f["suggestion"] == {"component": "nginx", "knob": "worker_processes", "from": "auto", "to": "1"}
+
+
+def test_worker_processes_auto_without_a_cpu_limit_is_silent() -> None:
+    import json
+
+    d = SCENARIOS / "container-workers"
+    data = run_data({"config": d / "nginx.conf"}, role="proxy")
+    data.facts["proxy"] = json.loads((d / "facts-host.json").read_text())
+    assert evaluate(data) == []
