@@ -19,6 +19,7 @@ import {
   isNum,
   secondsBetween,
 } from "@/lib/format";
+import { useSlots } from "@/lib/slots";
 import { formatClock } from "@/lib/time-axis";
 import { useNow } from "@/lib/use-now";
 import { isLive, type RunDetail, runQueryOptions, type SummaryRead } from "../api";
@@ -37,6 +38,7 @@ export function RunPage() {
   const live = !!run.data && isLive(run.data.status);
   const transport = useRunEvents(runId, live);
   useEffect(() => setPolling(transport === "polling"), [transport]);
+  const { RunFindings } = useSlots();
 
   return (
     <main className="page">
@@ -54,6 +56,15 @@ export function RunPage() {
         <section className="card card-body">
           <SkeletonBlock lines={6} />
         </section>
+      ) : null}
+      {run.data && RunFindings ? (
+        <RunFindings
+          runId={runId}
+          slug={slug}
+          experimentId={run.data.experiment_id}
+          experimentName={run.data.experiment_name}
+          live={live}
+        />
       ) : null}
       {run.data ? <RunBody run={run.data} transport={transport} /> : null}
     </main>
@@ -170,7 +181,9 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
         <WrkSummary key={s.id} summary={s} />
       ))}
 
-      <RunCharts run={run} poll={transport === "polling"} />
+      <div id="charts">
+        <RunCharts run={run} poll={transport === "polling"} />
+      </div>
 
       <section aria-labelledby="summaries-title" className="form">
         <h2 id="summaries-title">Summaries</h2>
