@@ -7,6 +7,7 @@ import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { Pagination } from "@/components/Pagination";
 import { toggleInList } from "@/lib/url-state";
+import { useTitle } from "@/lib/use-title";
 import { experimentHistoryQueryOptions } from "../api";
 import {
   clearFilters,
@@ -26,6 +27,7 @@ export function ExperimentsPage() {
   const navigate = useNavigate();
   const state = useMemo(() => parseHistoryState(params), [params]);
   const history = useQuery(experimentHistoryQueryOptions(slug, state));
+  useTitle("Experiments", slug);
   const [creating, setCreating] = useState(false);
 
   const change = useCallback(
