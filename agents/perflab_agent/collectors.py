@@ -9,6 +9,8 @@ read and stopped. Also the config-file and sysctl snapshots taken when a run sta
     dmesg               the kernel log's new messages during the run (dmesg --follow-new; root when
                         kernel.dmesg_restrict=1): conntrack full, SYN flooding, TIME_WAIT overflow...
     ss-s, ss-ltn        ss -s / ss -ltnp snapshots when the run starts and when it ends
+    nstat               nstat -z at the end of the run: the kernel's SNMP counters (listen overflows,
+                        retransmits...) counted during the run only (a history file of our own)
 """
 
 import collections
@@ -18,6 +20,7 @@ import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -25,10 +28,10 @@ from perflab_agent import procs
 from perflab_agent.streams import start_pump
 from perflab_agent.util import log, redactor
 
-KINDS = ("vmstat", "pidstat", "netqtop", "strace-c", "perf", "dmesg", "ss-s", "ss-ltn")
+KINDS = ("vmstat", "pidstat", "netqtop", "strace-c", "perf", "dmesg", "ss-s", "ss-ltn", "nstat")
 CONTINUOUS = ("vmstat", "pidstat", "netqtop", "dmesg")
 # One output at the start of the run and one at its end, in the same stream.
-SNAPSHOTS = {"ss-s": ["ss", "-s"], "ss-ltn": ["ss", "-ltnp"]}
+SNAPSHOTS = {"ss-s": ["ss", "-s"], "ss-ltn": ["ss", "-ltnp"], "nstat": ["nstat", "-z"]}
 SNAPSHOT_TIMEOUT_S = 10.0
 DEFAULT_WINDOW_S = 10.0
 MAX_WINDOW_S = 3600.0
@@ -112,7 +115,8 @@ def capability(spec):
     if spec.kind == "pidstat":
         return (True, None) if shutil.which("pidstat") else (False, "pidstat not found (install sysstat)")
     if spec.kind in SNAPSHOTS:
-        return (True, None) if shutil.which("ss") else (False, "ss not found (install iproute2)")
+        tool = SNAPSHOTS[spec.kind][0]
+        return (True, None) if shutil.which(tool) else (False, f"{tool} not found (install iproute2)")
     if spec.kind == "dmesg":
         if not shutil.which("dmesg"):
             return False, "dmesg not found (install util-linux)"
@@ -181,10 +185,21 @@ class SnapshotCollector:
         self.spec = spec
         self.stream = stream
         self.error = None
+        # nstat prints deltas since its history file: ours alone, so the end output is the run's own
+        self.history = None
+        if spec.kind == "nstat":
+            # in a private directory: nstat (often as root) writes the file by name
+            self.history = os.path.join(tempfile.mkdtemp(prefix="perflab-nstat-"), "history")
 
-    def _snap(self):
+    def _argv(self, start):
+        argv = SNAPSHOTS[self.spec.kind]
+        if self.history is None:
+            return argv
+        return ["env", "NSTAT_HISTORY=" + self.history] + (["nstat", "-n"] if start else argv)
+
+    def _snap(self, start=False):
         try:
-            proc = procs.spawn(SNAPSHOTS[self.spec.kind])
+            proc = procs.spawn(self._argv(start))
             out, err = proc.communicate(timeout=SNAPSHOT_TIMEOUT_S)
         except (OSError, subprocess.SubprocessError) as e:
             self.error = f"{self.spec.kind} failed: {e}"
@@ -201,10 +216,12 @@ class SnapshotCollector:
             self.stream.add(line)
 
     def start(self):
-        self._snap()
+        self._snap(start=True)
 
     def stop(self, close=True):
         self._snap()
+        if self.history is not None:
+            shutil.rmtree(os.path.dirname(self.history), ignore_errors=True)
         if close:
             self.stream.close(self.error)
 

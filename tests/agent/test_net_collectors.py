@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 from perflab import parsers  # the server's parsers, to read what the agent sent
@@ -74,3 +75,29 @@ def test_dmesg_follows_new_kernel_messages_during_the_run() -> None:
     assert any(marker in line for line in stream.lines)
     parsed = parsers.parse("dmesg", "\n".join(stream.lines) + "\n")
     assert parsed["lines"] >= 1 and parsed["time_format"] == "boot"
+
+
+def test_nstat_counts_only_what_happened_during_the_run() -> None:
+    import socket
+
+    spec = parse_spec("nstat")
+    assert capability(spec) == (True, None)
+    stream = Stream()
+    collector = SnapshotCollector(spec, stream)
+    collector.start()
+    assert stream.lines == []  # the start only resets our history
+    # three refused connections on loopback during the "run"
+    for _ in range(3):
+        s = socket.socket()
+        try:
+            s.connect(("127.0.0.1", 1))
+        except OSError:
+            pass
+        finally:
+            s.close()
+    collector.stop()
+    assert stream.error is None
+    parsed = parsers.parse("nstat", "\n".join(stream.lines) + "\n")
+    # deltas, not totals since boot: small numbers, and the refused SYNs among them
+    assert 3 <= parsed["counters"]["TcpActiveOpens"] + parsed["counters"].get("TcpAttemptFails", 0) < 10_000
+    assert not any(p.name.startswith("perflab-nstat-") and p.exists() for p in [Path(collector.history).parent])

@@ -178,3 +178,12 @@ def test_worker_processes_auto_without_a_cpu_limit_is_silent() -> None:
     data = run_data({"config": d / "nginx.conf"}, role="proxy")
     data.facts["proxy"] = json.loads((d / "facts-host.json").read_text())
     assert evaluate(data) == []
+
+
+def test_nstat_listen_overflows_are_evidence() -> None:
+    d = SCENARIOS / "listen-backlog"
+    data = run_data({"ss-ltn": d / "ss-ltnp.txt", "nstat": FIXTURES / "nstat" / "local_iproute2-6.1_listen.txt",
+                     "sysctl": d / "sysctl.txt"})
+    f = next(f for f in evaluate(data) if f["rule"] == "listen-overflow")
+    assert f["title"].startswith("The listen queue overflowed 873 times")
+    assert any(e["label"] == "TcpExtListenOverflows (nstat)" for e in f["evidence"])

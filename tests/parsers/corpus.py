@@ -33,6 +33,7 @@ KIND_OF_DIR: dict[str, str] = {
     "ss-tan": "ss-tan",
     "nginx-access": "nginx-access",
     "top": "top",
+    "nstat": "nstat",
 }
 
 

@@ -314,7 +314,8 @@ SOMAXCONN_TO = 4096
 @rule(
     id="listen-overflow",
     title="The listen queue overflows: SYNs are dropped",
-    reads="ss -ltn (Recv-Q at Send-Q on a listener), netstat -s / nstat (ListenOverflows, ListenDrops), "
+    reads="ss -ltn (Recv-Q at Send-Q on a listener), netstat -s / nstat (ListenOverflows, ListenDrops; the "
+          "agent's nstat collector counts during the run only), "
           "dmesg (`Possible SYN flooding on port`), sysctl net.core.somaxconn",
     thresholds="a listener with Recv-Q >= Send-Q; any listen queue overflow counted; any SYN flooding message",
     suggests="net.core.somaxconn to 4096 when the queue is capped by it, else the application's listen "
@@ -343,6 +344,14 @@ def listen_overflow(data: RunData) -> list[Finding]:
                 overflows = max(overflows, int(v))
                 evidence.append({"kind": "counter", "label": f"{name} (since boot)", "value": _n(v),
                                  "ref": {"summary": "netstat-s", "role": role, "counter": name}})
+    for role, ns in data.all("nstat"):
+        counters = ns.get("counters") or {}
+        for name in ("TcpExtListenOverflows", "TcpExtListenDrops"):
+            v = counters.get(name)
+            if v:
+                overflows = max(overflows, int(v))
+                evidence.append({"kind": "counter", "label": f"{name} (nstat)", "value": _n(v),
+                                 "ref": {"summary": "nstat", "role": role, "counter": name}})
     for role, dm in data.all("dmesg"):
         msg = (dm.get("messages") or {}).get("syn_flood")
         if msg:

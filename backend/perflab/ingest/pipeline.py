@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 # Sources parsed line by line as they stream, and the parser kind for each.
 STREAMING = {"vmstat": "vmstat", "pidstat": "pidstat", "netqtop": "netqtop"}
 # Sources parsed once, whole, when the stream closes.
-ONE_SHOT = {"wrk": "wrk", "strace-c": "strace-c", "ss-s": "ss-s", "ss-ltn": "ss-ltn", "dmesg": "dmesg"}
+ONE_SHOT = {"wrk": "wrk", "strace-c": "strace-c", "ss-s": "ss-s", "ss-ltn": "ss-ltn", "dmesg": "dmesg",
+            "nstat": "nstat"}
 # Record fields that describe a sample rather than measure something.
 NOT_METRICS = {"pid", "tid", "uid", "time", "timestamp", "since_boot", "cpu", "command", "user", "tz", "epoch"}
 

@@ -62,6 +62,7 @@ KINDS: tuple[str, ...] = (
     "ss-tan",
     "nginx-access",
     "top",
+    "nstat",
 )
 STREAMING_KINDS: tuple[str, ...] = ("vmstat", "pidstat", "netqtop")
 
@@ -101,6 +102,7 @@ _PRIORITY = (
     "ss-tan",
     "ss-s",
     "netstat-s",
+    "nstat",
     "nginx-access",
     "dmesg",
     "strace",
