@@ -6,6 +6,11 @@ read and stopped. Also the config-file and sysctl snapshots taken when a run sta
     netqtop:IFACE       netqtop -n IFACE -i 1 for the whole run (bcc, root)
     strace-c:PROC[:S]   strace -c -f -p PID on the busiest PROC for S seconds (default 10), one batch
     perf:PROC[:S]       perf record -F 499 -g on every PROC for S seconds, uploaded as a profile
+    dmesg               the kernel log's new messages during the run (dmesg --follow-new; root when
+                        kernel.dmesg_restrict=1): conntrack full, SYN flooding, TIME_WAIT overflow...
+    ss-s, ss-ltn        ss -s / ss -ltnp snapshots when the run starts and when it ends
+    nstat               nstat -z at the end of the run: the kernel's SNMP counters (listen overflows,
+                        retransmits...) counted during the run only (a history file of our own)
 """
 
 import collections
@@ -15,6 +20,7 @@ import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -22,8 +28,11 @@ from perflab_agent import procs
 from perflab_agent.streams import start_pump
 from perflab_agent.util import log, redactor
 
-KINDS = ("vmstat", "pidstat", "netqtop", "strace-c", "perf")
-CONTINUOUS = ("vmstat", "pidstat", "netqtop")
+KINDS = ("vmstat", "pidstat", "netqtop", "strace-c", "perf", "dmesg", "ss-s", "ss-ltn", "nstat")
+CONTINUOUS = ("vmstat", "pidstat", "netqtop", "dmesg")
+# One output at the start of the run and one at its end, in the same stream.
+SNAPSHOTS = {"ss-s": ["ss", "-s"], "ss-ltn": ["ss", "-ltnp"], "nstat": ["nstat", "-z"]}
+SNAPSHOT_TIMEOUT_S = 10.0
 DEFAULT_WINDOW_S = 10.0
 MAX_WINDOW_S = 3600.0
 STOP_GRACE_S = 3.0
@@ -52,7 +61,7 @@ class Spec:
 
     @property
     def windowed(self):
-        return self.kind not in CONTINUOUS
+        return self.kind not in CONTINUOUS and self.kind not in SNAPSHOTS
 
 
 def parse_spec(text):
@@ -60,10 +69,10 @@ def parse_spec(text):
     kind, _, rest = text.partition(":")
     if kind not in KINDS:
         raise ValueError("unknown collector {!r} (one of: {})".format(kind, ", ".join(KINDS)))
-    if kind == "vmstat":
+    if kind == "vmstat" or kind == "dmesg" or kind in SNAPSHOTS:
         if rest:
-            raise ValueError("vmstat takes no argument")
-        return Spec("vmstat")
+            raise ValueError(f"{kind} takes no argument")
+        return Spec(kind)
     if kind == "netqtop":
         if not _IFACE.match(rest):
             raise ValueError("netqtop needs an interface name: netqtop:eth0")
@@ -105,6 +114,15 @@ def capability(spec):
         return (True, None) if shutil.which("vmstat") else (False, "vmstat not found (install procps)")
     if spec.kind == "pidstat":
         return (True, None) if shutil.which("pidstat") else (False, "pidstat not found (install sysstat)")
+    if spec.kind in SNAPSHOTS:
+        tool = SNAPSHOTS[spec.kind][0]
+        return (True, None) if shutil.which(tool) else (False, f"{tool} not found (install iproute2)")
+    if spec.kind == "dmesg":
+        if not shutil.which("dmesg"):
+            return False, "dmesg not found (install util-linux)"
+        if not root and _read_int("/proc/sys/kernel/dmesg_restrict") == 1:
+            return False, "kernel.dmesg_restrict=1: reading the kernel log needs root"
+        return True, None
     if spec.kind == "netqtop":
         if not find_netqtop():
             return False, "bcc is not installed (netqtop not found; install bpfcc-tools or bcc-tools)"
@@ -142,7 +160,70 @@ def command(spec):
         return ["pidstat", "-h", "-u", "-w", "-r", "-C", spec.target, "1"]
     if spec.kind == "netqtop":
         return [find_netqtop(), "-n", spec.target, "-i", "1"]
+    if spec.kind == "dmesg":
+        return dmesg_command()
     raise ValueError(spec.kind)
+
+
+def dmesg_command():
+    """Only the messages printed during the run: --follow-new (util-linux 2.37+); older dmesg (RHEL 8)
+    has only -w, which prints the whole buffer first (findings then see old messages too)."""
+    try:
+        usage = subprocess.run(["dmesg", "--help"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=5, check=False,
+                               universal_newlines=True).stdout  # noqa: UP021 - Python 3.6
+    except (OSError, subprocess.SubprocessError):
+        usage = ""
+    return ["dmesg", "--follow-new"] if "--follow-new" in usage else ["dmesg", "-w"]
+
+
+class SnapshotCollector:
+    """A tool run once when the run starts and once when it ends (ss -s, ss -ltnp); both outputs go to
+    the stream, so the run keeps the before and after."""
+
+    def __init__(self, spec, stream):
+        self.spec = spec
+        self.stream = stream
+        self.error = None
+        # nstat prints deltas since its history file: ours alone, so the end output is the run's own
+        self.history = None
+        if spec.kind == "nstat":
+            # in a private directory: nstat (often as root) writes the file by name
+            self.history = os.path.join(tempfile.mkdtemp(prefix="perflab-nstat-"), "history")
+
+    def _argv(self, start):
+        argv = SNAPSHOTS[self.spec.kind]
+        if self.history is None:
+            return argv
+        return ["env", "NSTAT_HISTORY=" + self.history] + (["nstat", "-n"] if start else argv)
+
+    def _snap(self, start=False):
+        try:
+            proc = procs.spawn(self._argv(start))
+            out, err = proc.communicate(timeout=SNAPSHOT_TIMEOUT_S)
+        except (OSError, subprocess.SubprocessError) as e:
+            self.error = f"{self.spec.kind} failed: {e}"
+            return
+        finally:
+            try:
+                procs.forget(proc)
+            except UnboundLocalError:
+                pass
+        if proc.returncode != 0:
+            self.error = "{} exited with status {}: {}".format(
+                self.spec.kind, proc.returncode, err.decode("utf-8", "replace").strip()[-300:])
+        for line in out.decode("utf-8", "replace").splitlines():
+            self.stream.add(line)
+
+    def start(self):
+        self._snap(start=True)
+
+    def stop(self, close=True):
+        self._snap()
+        if self.history is not None:
+            shutil.rmtree(os.path.dirname(self.history), ignore_errors=True)
+        if close:
+            self.stream.close(self.error)
 
 
 def _tail_text(tail):

@@ -238,11 +238,25 @@ def gate(doc, metrics):
     return failures, problems
 
 
+def findings_lines(doc):
+    """One line per finding of each experiment (the server's rules), with the knob it suggests."""
+    out = []
+    for entry in doc.get("findings") or []:
+        for f in entry.get("findings") or []:
+            s = f.get("suggestion")
+            knob = f" -> {s.get('knob')}: {s.get('from')} -> {s.get('to')}" if s else ""
+            out.append(f"{entry.get('experiment')}: [{f.get('severity')}] {f.get('title')}{knob}")
+    return out
+
+
 def render_table(doc):
     header, rows = compare_rows(doc)
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    found = findings_lines(doc)
+    if found:
+        lines += ["", "findings:"] + ["  " + line for line in found]
     return "\n".join(lines) + "\n"
 
 
@@ -254,6 +268,9 @@ def render_markdown(doc):
 
     out = [line(header), "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
     out.extend(line(row) for row in rows)
+    found = findings_lines(doc)
+    if found:
+        out += ["", "Findings:"] + ["- " + f for f in found]
     return "\n".join(out) + "\n"
 
 

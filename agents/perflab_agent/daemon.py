@@ -20,6 +20,8 @@ import time
 from perflab_agent import __version__, facts, procs
 from perflab_agent.clock import ClockEstimator
 from perflab_agent.collectors import (
+    SNAPSHOTS,
+    SnapshotCollector,
     ToolCollector,
     capability,
     run_perf,
@@ -306,7 +308,7 @@ class RunCapture:
                 windows.append((spec, stream))
                 names.append(spec.name)
                 continue
-            collector = ToolCollector(spec, stream)
+            collector = (SnapshotCollector if spec.kind in SNAPSHOTS else ToolCollector)(spec, stream)
             try:
                 collector.start()
             except OSError as e:
@@ -466,7 +468,7 @@ def run_test(agent_id, role, specs, config_files=(), sysctls=(), out=None):
                 args = (spec, stream, min(spec.seconds, TEST_WINDOW_S), window_ended)
                 threads.append(threading.Thread(target=run_strace, args=args, daemon=True))
             else:
-                collector = ToolCollector(spec, stream)
+                collector = (SnapshotCollector if spec.kind in SNAPSHOTS else ToolCollector)(spec, stream)
                 collector.start()
                 tools.append(collector)
         for thread in threads:

@@ -149,6 +149,61 @@ def cgroup_cpu_limit(proc_cgroup, mountinfo, read=read_text):
     return round(min(limits), 3) if limits else None
 
 
+def _cgroup_files(proc_cgroup, mountinfo, read, v2_name, controller, v1_name):
+    """Texts of a cgroup file in our cgroup and each ancestor (v2 file in the unified hierarchy, else the
+    v1 file of `controller`), nearest first; missing files are left out."""
+    mounts = parse_mountinfo(mountinfo)
+    texts = []
+    for line in (proc_cgroup or "").splitlines():
+        fields = line.split(":", 2)
+        if len(fields) != 3:
+            continue
+        hierarchy, controllers, path = fields
+        if hierarchy == "0" and controllers == "":
+            wanted, name = "cgroup2", v2_name
+        elif controller in controllers.split(","):
+            wanted, name = "cgroup", v1_name
+        else:
+            continue
+        for root, point, fstype, options in mounts:
+            if fstype != wanted or (wanted == "cgroup" and controller not in options.split(",")):
+                continue
+            for directory in _cgroup_dirs(root, point, path):
+                text = read(os.path.join(directory, name))
+                if text is not None and text.strip():
+                    texts.append(text.strip())
+    return texts
+
+
+# v1 writes "no limit" as the largest page-aligned 64-bit value
+_V1_UNLIMITED = 1 << 62
+
+
+def cgroup_memory_max(proc_cgroup, mountinfo, read=read_text):
+    """The memory limit in bytes (memory.max, v1 memory.limit_in_bytes), smallest up the tree; None when unlimited."""
+    limits = []
+    for text in (_cgroup_files(proc_cgroup, mountinfo, read, "memory.max", "memory", "memory.limit_in_bytes")):
+        if text.isdigit() and int(text) < _V1_UNLIMITED:
+            limits.append(int(text))
+    return min(limits) if limits else None
+
+
+def cgroup_cpuset(proc_cgroup, mountinfo, read=read_text):
+    """The CPUs the cgroup may run on ("0-3,8-11", from cpuset.cpus.effective, v1 cpuset.effective_cpus)."""
+    texts = _cgroup_files(proc_cgroup, mountinfo, read, "cpuset.cpus.effective", "cpuset", "cpuset.effective_cpus")
+    return texts[0] if texts else None
+
+
+def cpus_effective(cpus_allowed, cpu_limit):
+    """How many CPUs a process here can really keep busy: its affinity mask, capped by the CPU quota rounded up.
+    `nproc` in a container prints the first; nginx's `worker_processes auto` reads the host's online CPUs."""
+    if cpus_allowed is None:
+        return None
+    if cpu_limit is None:
+        return cpus_allowed
+    return max(1, min(cpus_allowed, int(-(-cpu_limit // 1))))
+
+
 def cgroup_version(mountinfo):
     types = {fstype for _, point, fstype, _ in parse_mountinfo(mountinfo) if point.startswith("/sys/fs/cgroup")}
     if "cgroup" in types:
@@ -173,6 +228,7 @@ def tool_version(name):
 def gather(tools=("vmstat", "pidstat", "strace", "perf", "wrk")):
     """Everything the hello message carries under "facts"."""
     mountinfo = read_text("/proc/self/mountinfo")
+    proc_cgroup = read_text("/proc/self/cgroup")
     versions = {}
     for name in tools:
         version = tool_version(name)
@@ -190,7 +246,10 @@ def gather(tools=("vmstat", "pidstat", "strace", "perf", "wrk")):
         "cpus_online": parse_cpu_list(read_text("/sys/devices/system/cpu/online")) or os.cpu_count(),
         "cpus_allowed": cpus_allowed,
         "cgroup_version": cgroup_version(mountinfo),
-        "cgroup_cpu_limit": cgroup_cpu_limit(read_text("/proc/self/cgroup"), mountinfo),
+        "cgroup_cpu_limit": cgroup_cpu_limit(proc_cgroup, mountinfo),
+        "cgroup_cpuset": cgroup_cpuset(proc_cgroup, mountinfo),
+        "cgroup_memory_max": cgroup_memory_max(proc_cgroup, mountinfo),
+        "cpus_effective": cpus_effective(cpus_allowed, cgroup_cpu_limit(proc_cgroup, mountinfo)),
         "mem_total_kb": mem_total_kb(read_text("/proc/meminfo")),
         "machine_id": (read_text("/etc/machine-id") or "").strip() or None,
         "boot_id": (read_text("/proc/sys/kernel/random/boot_id") or "").strip() or None,

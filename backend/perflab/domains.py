@@ -21,6 +21,7 @@ ROUTER_MODULES = (
     "perflab.compare.router",
     "perflab.sharing.router",
     "perflab.profiles.router",
+    "perflab.findings.router",
 )
 
 CLI_MODULES = ("perflab.runs.cli", "perflab.profiles.cli", "perflab.demo")

@@ -28,6 +28,12 @@ KIND_OF_DIR: dict[str, str] = {
     "netstat-s": "netstat-s",
     "perf-stat": "perf-stat",
     "sysctl": "sysctl",
+    "dmesg": "dmesg",
+    "ss-ltn": "ss-ltn",
+    "ss-tan": "ss-tan",
+    "nginx-access": "nginx-access",
+    "top": "top",
+    "nstat": "nstat",
 }
 
 

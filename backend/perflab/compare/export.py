@@ -7,6 +7,7 @@ import io
 from typing import Any
 
 from perflab.compare.schemas import Cell, CompareReply
+from perflab.findings.markdown import comparison_findings
 
 # A spreadsheet runs a text cell starting with one of these as a formula (RELIABILITY.md item 8).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\0")
@@ -149,6 +150,7 @@ def to_markdown(reply: CompareReply, *, link: str | None = None) -> str:
             f"- {md_escape(cs.experiment)}: `{md_escape(k.knob)}` {md_escape(k.before)} -> {md_escape(k.after)}\n"
             for cs in reply.changes for k in cs.knob_changes
         )
+    out += comparison_findings(reply.findings)
     if link:
         out += f"\n[Open this comparison in perflab]({link})\n"
     return out

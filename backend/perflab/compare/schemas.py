@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from perflab.findings.schemas import ExperimentFindings
+
 Direction = Literal["higher_is_better", "lower_is_better", "neutral"]
 Verdict = Literal["better", "worse", "within_noise", "single_run", "increased", "decreased", "no_data", "invalid"]
 RunValidity = Literal["ok", "flagged", "invalid"]
@@ -224,6 +226,9 @@ class CompareReply(BaseModel):
     notes: list[NoteRef]
     overlay_metrics: list[OverlayMetric]
     comparison: dict[str, Any] | None = None
+    # Per experiment (baseline first): what the findings rules read, and what appeared or disappeared
+    # against the baseline (perflab.findings).
+    findings: list[ExperimentFindings] = Field(default_factory=list)
 
 
 class OverlayLine(BaseModel):

@@ -31,6 +31,8 @@ from perflab.compare.schemas import (
 )
 from perflab.compare.selection import Selection, run_label
 from perflab.compare.telemetry import syscall_tables, telemetry_tables
+from perflab.findings import service as findings_service
+from perflab.findings.schemas import ExperimentFindings
 from perflab.profiles.models import Profile
 
 
@@ -121,6 +123,8 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
     changes = what_changed(session, sel)
     movers = top_movers(counted, results, telemetry, netqtop, syscalls)
     notes = notes_for(session, sel=sel)
+    findings = findings_service.for_experiments(
+        session, experiments=[(e.name, sel.runs.get(e.id, [])) for e in exps])
     overlay_metrics = [OverlayMetric(role=t.role, key=row.key, label=row.label, unit=row.unit)
                        for t in telemetry for row in t.rows]
     overlay_metrics += [OverlayMetric(role=row.role, key=row.key, label=row.label, unit=row.unit) for row in netqtop]
@@ -132,4 +136,5 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
                           include_invalid=sel.include_invalid),
         telemetry=telemetry, syscalls=syscalls, netqtop=netqtop, changes=changes, top_movers=movers, notes=notes,
         overlay_metrics=overlay_metrics,
+        findings=[ExperimentFindings.model_validate(f) for f in findings],
     )

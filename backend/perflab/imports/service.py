@@ -77,6 +77,21 @@ def _preview_values(kind: str, data: dict[str, Any]) -> dict[str, Any]:
 Analysed = tuple[str, dict[str, Any] | None, dict[str, Any], pipeline.LineParse | None]
 
 
+# A config file (nginx.conf, ...) is no tool output: it is kept as a snapshot, diffed in comparisons and read
+# by the findings rules (proxy_buffers, worker_processes).
+CONFIG_KIND = "config"
+
+
+def _config(file: ImportFile, text: str) -> Analysed:
+    from perflab.compare import configs
+
+    nginx = configs.looks_like_nginx(text)
+    count = len(configs.nginx_directives(text) if nginx else configs.key_values(text))
+    data: dict[str, Any] = {"format": "nginx" if nginx else "key-value", "directives": count, "warnings": []}
+    return text, data, {"name": file.name, "kind": CONFIG_KIND, "ok": True, "role": file.role or "target",
+                        "warnings": [], "preview": {"format": data["format"], "directives": count}}, None
+
+
 def _parse_part(file: ImportFile, kind: str, text: str, offset: int) -> Analysed:
     """(text, parsed JSON or None, preview, the line parse of a streaming kind) of one tool's output;
     parse errors go in the preview."""
@@ -108,8 +123,16 @@ def analyse(file: ImportFile) -> tuple[str, list[Analysed]]:
     (reported, not imported), so nothing disappears silently."""
     text = decode(file)
     kind = file.kind
-    if kind != "auto" and kind not in parsers.KINDS:
-        raise BadInput(f"{file.name}: unknown kind {kind!r}; use one of {', '.join(parsers.KINDS)} or auto")
+    if kind != "auto" and kind != CONFIG_KIND and kind not in parsers.KINDS:
+        raise BadInput(f"{file.name}: unknown kind {kind!r}; use one of {', '.join(parsers.KINDS)},"
+                       f" {CONFIG_KIND} or auto")
+    if kind == CONFIG_KIND:
+        return text, [_config(file, text)]
+    if kind == "auto" and parsers.detect(text) is None:
+        from perflab.compare import configs
+
+        if configs.looks_like_nginx(text):
+            return text, [_config(file, text)]
     parts = split(text) if kind == "auto" else []
     if len(parts) <= 1:
         one = _parse_part(file, kind, text, 0)
@@ -265,7 +288,7 @@ def import_run(
         # The file as given is the raw truth, kept once: when it is one tool's output, the stream's raw
         # chunk (or the sysctl artifact) already holds it verbatim; otherwise it is stored as given.
         only = parts[0][2]["kind"] if len(parts) == 1 else None
-        if only not in pipeline.STREAMING and only not in pipeline.ONE_SHOT and only != "sysctl":
+        if only not in pipeline.STREAMING and only not in pipeline.ONE_SHOT and only not in ("sysctl", CONFIG_KIND):
             role_of_file = file.role or parts[0][2]["role"]
             artifacts_service.store(session, project_id=project.id, run_id=run.id, kind="import", name=file.name,
                                     data=whole.encode(), role=role_of_file, content_type="text/plain; charset=utf-8")
@@ -274,6 +297,11 @@ def import_run(
             if data is None:
                 continue  # an unrecognised part: reported in its warnings, kept in the artifact
             kind, role = info["kind"], info["role"]
+            if kind == CONFIG_KIND:
+                artifacts_service.store(session, project_id=project.id, run_id=run.id, kind="config",
+                                        name=file.name, data=text.encode(), role=role,
+                                        content_type="text/plain; charset=utf-8")
+                continue
             name = f"{kind}:{file.name}"
             while name in used:
                 name += "'"

@@ -58,6 +58,13 @@ KINDS: tuple[str, ...] = (
     "netstat-s",
     "perf-stat",
     "sysctl",
+    # the findings helper's kinds
+    "dmesg",
+    "ss-ltn",
+    "ss-tan",
+    "nginx-access",
+    "top",
+    "nstat",
 )
 STREAMING_KINDS: tuple[str, ...] = ("vmstat", "pidstat", "netqtop")
 
@@ -92,8 +99,14 @@ _PRIORITY = (
     "vmstat",
     "netqtop",
     "perf-stat",
+    "top",
+    "ss-ltn",
+    "ss-tan",
     "ss-s",
     "netstat-s",
+    "nstat",
+    "nginx-access",
+    "dmesg",
     "strace",
     "sysctl",
 )

@@ -32,6 +32,9 @@ def _show(args: argparse.Namespace) -> int:
             ]
         except ImportError:
             pass
+        from perflab.findings import service as findings_service
+
+        findings = findings_service.for_run(db, run=run, experiment=d["experiment_name"])
         out = {
             "run_id": str(run.id),
             "project": d["project_slug"],
@@ -53,6 +56,7 @@ def _show(args: argparse.Namespace) -> int:
             "summaries": {f"{s.role}/{s.kind}" if s.role else s.kind: s.data for s in d["summaries"]},
             "headline": run.headline,
             "profiles": profiles,
+            "findings": findings,
         }
     if args.json:
         print(json.dumps(out, indent=2, default=str))
@@ -72,6 +76,13 @@ def _show(args: argparse.Namespace) -> int:
         print(f"  {s['role']:<10} {s['name']:<24} {s['lines']:>8} {s['samples']:>9} {s['dropped']:>8}  {s['state']}")
     for p in out["profiles"]:
         print(f"  profile {p['id']}: {p['role']} {p['name']} ({p['format']}, {p['total']} {p['unit']})")
+    print("  findings: " + ("none" if not findings else ""))
+    for f in findings:
+        knob = f"  -> {f['suggestion']['knob']}: {f['suggestion']['from']} -> {f['suggestion']['to']}" \
+            if f["suggestion"] else ""
+        print(f"  [{f['severity']}] {f['title']}{knob}")
+        for e in f["evidence"]:
+            print(f"      {e['label']}: {e['value']}")
     return 0
 
 

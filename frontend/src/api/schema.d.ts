@@ -933,6 +933,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run Findings
+         * @description What the rules read in this run: the bottleneck, the evidence, and the knob to turn.
+         */
+        get: operations["findings-run_findings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/profiles": {
         parameters: {
             query?: never;
@@ -1262,6 +1282,8 @@ export interface components {
             } | null;
             /** Experiments */
             experiments: string[];
+            /** Findings */
+            findings?: components["schemas"]["ExperimentFindings"][];
             method: components["schemas"]["StatsMethod"];
             /** Metrics */
             metrics: components["schemas"]["MetricVerdict"][];
@@ -1447,6 +1469,19 @@ export interface components {
             /** Status */
             status?: ("proposed" | "adopted" | "rejected" | "inconclusive") | null;
         };
+        /** EvidenceRead */
+        EvidenceRead: {
+            /** Kind */
+            kind: string;
+            /** Label */
+            label: string;
+            /** Ref */
+            ref?: {
+                [key: string]: unknown;
+            };
+            /** Value */
+            value: string;
+        };
         /** ExperimentColumn */
         ExperimentColumn: {
             /** Id */
@@ -1475,6 +1510,17 @@ export interface components {
             status?: "planned" | "running" | "done" | "archived";
             /** Tags */
             tags?: string[];
+        };
+        /** ExperimentFindings */
+        ExperimentFindings: {
+            /** Appeared */
+            appeared?: string[];
+            /** Disappeared */
+            disappeared?: string[];
+            /** Experiment */
+            experiment: string;
+            /** Findings */
+            findings: components["schemas"]["FindingRead"][];
         };
         /**
          * ExperimentHeadline
@@ -1636,6 +1682,31 @@ export interface components {
             start_line?: number | null;
             /** Warnings */
             warnings?: string[];
+        };
+        /** FindingRead */
+        FindingRead: {
+            /** Docs */
+            docs: string;
+            /** Evidence */
+            evidence: components["schemas"]["EvidenceRead"][];
+            /** Experiment */
+            experiment: string;
+            /** Of Runs */
+            of_runs?: number | null;
+            /** Rule */
+            rule: string;
+            /** Run Id */
+            run_id: string;
+            /** Runs */
+            runs?: number | null;
+            /**
+             * Severity
+             * @enum {string}
+             */
+            severity: "critical" | "warning" | "info";
+            suggestion: components["schemas"]["SuggestionRead"] | null;
+            /** Title */
+            title: string;
         };
         /** Finish */
         Finish: {
@@ -2409,6 +2480,18 @@ export interface components {
             /** Summaries */
             summaries: components["schemas"]["SummaryRead"][];
         };
+        /** RunFindings */
+        RunFindings: {
+            /** Findings */
+            findings: components["schemas"]["FindingRead"][];
+            /** Rules */
+            rules: number;
+            /**
+             * Run Id
+             * Format: uuid
+             */
+            run_id: string;
+        };
         /** RunHostRead */
         RunHostRead: {
             /** Agent Id */
@@ -2761,6 +2844,17 @@ export interface components {
             stream_id: number;
             /** Total Lines */
             total_lines: number;
+        };
+        /** SuggestionRead */
+        SuggestionRead: {
+            /** Component */
+            component: string;
+            /** From */
+            from: string;
+            /** Knob */
+            knob: string;
+            /** To */
+            to: string;
         };
         /** SummaryRead */
         SummaryRead: {
@@ -5169,6 +5263,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "findings-run_findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunFindings"];
                 };
             };
             /** @description Validation Error */

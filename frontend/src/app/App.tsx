@@ -3,8 +3,12 @@ import { QueryClientProvider } from "@tanstack/react-query";
 import { useState } from "react";
 import { RouterProvider } from "react-router";
 import { authKeys, loginPath } from "@/features/auth";
+import { CompareFindings, RunFindings } from "@/features/findings";
+import { type Slots, SlotsProvider } from "@/lib/slots";
 import { createQueryClient } from "./query-client";
 import { createAppRouter } from "./router";
+
+const SLOTS: Slots = { RunFindings, CompareFindings };
 
 export function App() {
   const [{ queryClient, router }] = useState(() => {
@@ -20,7 +24,9 @@ export function App() {
   });
   return (
     <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
+      <SlotsProvider value={SLOTS}>
+        <RouterProvider router={router} />
+      </SlotsProvider>
     </QueryClientProvider>
   );
 }

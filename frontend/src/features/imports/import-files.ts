@@ -68,6 +68,32 @@ export const KINDS: KindInfo[] = [
   },
   { kind: "perf-stat", what: "perf stat counters", example: "perf stat -p PID" },
   { kind: "sysctl", what: "kernel settings, as sysctl -a or name = value lines", example: "sysctl -a" },
+  {
+    kind: "dmesg",
+    what: "kernel log: conntrack table full, SYN flooding, TIME_WAIT overflow, OOM kills, NIC resets",
+    example: "dmesg -T / journalctl -k",
+  },
+  {
+    kind: "ss-ltn",
+    what: "listening sockets: accept queue (Recv-Q) against its size (Send-Q)",
+    example: "ss -ltnp",
+  },
+  { kind: "ss-tan", what: "every TCP socket, counted per state (TIME-WAIT, ESTAB…)", example: "ss -tan" },
+  {
+    kind: "nginx-access",
+    what: "nginx access log: rate per second, status classes, request vs upstream latency",
+    example: "log_format line, then the log",
+  },
+  {
+    kind: "top",
+    what: "top in batch mode: CPU split, busiest tasks (wrk's threads)",
+    example: "top -b -H -d 1",
+  },
+  {
+    kind: "config",
+    what: "a config file snapshot (nginx.conf…), diffed and read by findings",
+    example: "nginx.conf",
+  },
 ];
 
 export const ROLE_SUGGESTIONS = ["loadgen", "proxy", "upstream", "target", "db", "cache"];

@@ -2,6 +2,7 @@
 // telemetry, syscalls, network queues, what changed, decisions and notes. Members get the write
 // controls (notes, decisions); the public view gets none.
 import { useMemo, useState } from "react";
+import { useSlots } from "@/lib/slots";
 import type { CompareReply, CompareSource } from "../api";
 import { type CompareViewState, defaultOverlays, type OverlayChoice, type SectionId } from "../view-state";
 import { ChangesSection, type KnobPick } from "./Changes";
@@ -61,9 +62,25 @@ export function CompareView({
     onView({ hidden: hidden(id) ? view.hidden.filter((h) => h !== id) : [...view.hidden, id] });
   const common = { hidden: false, onToggle: toggle };
   const sig = reply.top_movers.filter((m) => m.significant).length;
+  const { CompareFindings } = useSlots();
 
   return (
     <>
+      {CompareFindings ? (
+        <CompareFindings
+          findings={reply.findings ?? []}
+          baseline={reply.baseline}
+          onDecide={
+            member
+              ? (p) =>
+                  setDecision({
+                    experiment: p.experiment,
+                    knob: { ...p, baseline: reply.baseline },
+                  })
+              : undefined
+          }
+        />
+      ) : null}
       <ValiditySummary reply={reply} />
       <ResultTable reply={reply} onBaseline={onBaseline} />
 

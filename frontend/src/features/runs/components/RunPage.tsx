@@ -20,6 +20,7 @@ import {
   isNum,
   secondsBetween,
 } from "@/lib/format";
+import { useSlots } from "@/lib/slots";
 import { formatClock } from "@/lib/time-axis";
 import { useUrlTimeRange } from "@/lib/time-range";
 import { useNow } from "@/lib/use-now";
@@ -41,6 +42,7 @@ export function RunPage() {
   const live = !!run.data && isLive(run.data.status);
   const transport = useRunEvents(runId, live);
   useEffect(() => setPolling(transport === "polling"), [transport]);
+  const { RunFindings } = useSlots();
   const location = useLocation();
   useTitle(
     run.data ? run.data.label || `run ${run.data.id.slice(0, 8)}` : undefined,
@@ -74,6 +76,15 @@ export function RunPage() {
         <section className="card card-body">
           <SkeletonBlock lines={6} />
         </section>
+      ) : null}
+      {run.data && RunFindings ? (
+        <RunFindings
+          runId={runId}
+          slug={slug}
+          experimentId={run.data.experiment_id}
+          experimentName={run.data.experiment_name}
+          live={live}
+        />
       ) : null}
       {run.data ? <RunBody run={run.data} transport={transport} /> : null}
     </main>
@@ -193,7 +204,9 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
         <WrkSummary key={s.id} summary={s} />
       ))}
 
-      <RunCharts run={run} poll={transport === "polling"} annotations={annotations} />
+      <div id="charts">
+        <RunCharts run={run} poll={transport === "polling"} annotations={annotations} />
+      </div>
 
       <section aria-labelledby="summaries-title" className="form">
         <h2 id="summaries-title">Summaries</h2>

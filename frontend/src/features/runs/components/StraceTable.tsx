@@ -67,7 +67,7 @@ export function StraceTable({ summary }: { summary: SummaryRead }) {
             </thead>
             <tbody>
               {sorted.map((r) => (
-                <tr key={r.syscall}>
+                <tr key={r.syscall} id={`syscall-${r.syscall}`}>
                   <td className="mono">{r.syscall}</td>
                   <td className="num pct-cell">
                     <span

@@ -1,0 +1,138 @@
+"""Findings of a run and of a comparison: gather a run's precomputed data once, run every rule over it.
+
+Only precomputed data is read (summaries, ``series.stats``, config/sysctl snapshots, host facts), never
+raw samples: a run's findings cost a handful of small queries.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from perflab import parsers
+from perflab.artifacts import service as artifacts_service
+from perflab.artifacts.models import Artifact
+from perflab.experiments.models import Experiment
+from perflab.findings.rules import SEVERITY_ORDER, Finding, RunData, evaluate
+from perflab.hosts.models import Host
+from perflab.runs.models import Run, RunHost, Series, Summary
+
+log = logging.getLogger(__name__)
+
+MAX_SNAPSHOT_BYTES = 1024 * 1024
+# Rules read vmstat's steady-state means only; pidstat can have thousands of series per run.
+SERIES_SOURCES = ("vmstat",)
+
+
+def _text(a: Artifact) -> str | None:
+    if a.size_bytes > MAX_SNAPSHOT_BYTES:
+        return None
+    try:
+        data = artifacts_service.read(a)
+    except OSError:
+        log.warning("artifact %s: stored bytes unreadable; findings go without it", a.id, exc_info=True)
+        return None
+    if b"\0" in data[:8192]:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def run_data_many(session: Session, *, runs: Sequence[tuple[Run, str]]) -> dict[uuid.UUID, RunData]:
+    """RunData of many runs (with their experiment names) in four queries, whatever their number: a
+    comparison of a dozen runs must not cost a dozen round trips per kind of data."""
+    out = {run.id: RunData(run_id=str(run.id), experiment=name) for run, name in runs}
+    ids = list(out)
+    if not ids:
+        return out
+    for run_id, role, kind, payload in session.execute(
+        select(Summary.run_id, Summary.role, Summary.kind, Summary.data).where(Summary.run_id.in_(ids))
+        .order_by(Summary.id)
+    ):
+        data = out[run_id]
+        data.summaries.append((role, kind, payload))
+        if kind == "sysctl":
+            data.sysctl.update((payload or {}).get("values") or {})
+    for s in session.scalars(
+        select(Series).where(Series.run_id.in_(ids), Series.source.in_(SERIES_SOURCES)).order_by(Series.id)
+    ):
+        out[s.run_id].series.append({"role": s.role, "source": s.source, "metric": s.metric, "key": s.key,
+                                     "labels": s.labels, "unit": s.unit, "stats": s.stats or {}})
+    for a in session.scalars(
+        select(Artifact).where(Artifact.run_id.in_(ids), Artifact.kind.in_(("config", "sysctl"))).order_by(Artifact.id)
+    ):
+        text = _text(a)
+        if text is None or a.run_id is None:
+            continue
+        data = out[a.run_id]
+        if a.kind == "config":
+            data.configs.append((a.role, a.name, text))
+            continue
+        try:
+            values = parsers.parse("sysctl", text).get("values") or {}
+        except parsers.ParseError:
+            continue
+        for k, v in values.items():
+            data.sysctl.setdefault(k, v)
+    for run_id, role, facts in session.execute(
+        select(RunHost.run_id, RunHost.role, Host.facts).join(Host, Host.id == RunHost.host_id)
+        .where(RunHost.run_id.in_(ids))
+    ):
+        out[run_id].facts.setdefault(role, facts or {})
+    return out
+
+
+def run_data(session: Session, *, run: Run, experiment: str | None = None) -> RunData:
+    if experiment is None:
+        exp = session.get(Experiment, run.experiment_id)
+        experiment = exp.name if exp is not None else ""
+    return run_data_many(session, runs=[(run, experiment)])[run.id]
+
+
+def for_run(session: Session, *, run: Run, experiment: str | None = None) -> list[Finding]:
+    return evaluate(run_data(session, run=run, experiment=experiment))
+
+
+def for_experiments(
+    session: Session, *, experiments: Sequence[tuple[str, Sequence[Run]]]
+) -> list[dict[str, Any]]:
+    """Per experiment (baseline first): its findings merged over its runs, and what changed against the
+    baseline: a rule that fires in the experiment but not the baseline ``appeared``, the reverse
+    ``disappeared``.
+
+    A rule fires for an experiment when it fires in any of its runs; ``runs`` says in how many, so a
+    finding seen in 1 of 3 runs reads as the noise it may be. The representative finding is the first
+    run's that has it.
+    """
+    loaded = run_data_many(session, runs=[(r, name) for name, runs in experiments for r in runs])
+    out: list[dict[str, Any]] = []
+    for name, runs in experiments:
+        merged: dict[tuple[str, str], Finding] = {}
+        counts: dict[tuple[str, str], int] = {}
+        for run in runs:
+            seen: set[tuple[str, str]] = set()
+            for f in evaluate(loaded[run.id]):
+                key = (f["rule"], f["severity"])
+                if key in seen:
+                    continue
+                seen.add(key)
+                merged.setdefault(key, f)
+                counts[key] = counts.get(key, 0) + 1
+        findings = []
+        for key, f in merged.items():
+            findings.append({**f, "runs": counts[key], "of_runs": len(runs)})
+        findings.sort(key=lambda f: SEVERITY_ORDER[f["severity"]])
+        out.append({"experiment": name, "findings": findings, "appeared": [], "disappeared": []})
+    if out:
+        base_rules = {f["rule"] for f in out[0]["findings"]}
+        for entry in out[1:]:
+            rules = {f["rule"] for f in entry["findings"]}
+            entry["appeared"] = sorted(rules - base_rules)
+            entry["disappeared"] = sorted(base_rules - rules)
+    return out
+
+
