@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Float, and_, cast, func, select
+from sqlalchemy import Float, and_, cast, column, func, select
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Session
 
 from perflab.decisions.models import Decision
@@ -109,7 +110,7 @@ def list_metrics(session: Session, *, project: Project) -> list[dict[str, Any]]:
         mk = MetricKey("series", f"{source}.{metric}@{role}", metric, source=source, role=role)
         out.append({"key": mk.key, "label": _label(mk)[0], "unit": unit or "", "kind": "series",
                     "higher_is_better": None, "runs": n})
-    element = func.jsonb_array_elements(Summary.data["syscalls"]).table_valued("value").alias("row")
+    element = _syscall_rows()
     syscall_rows = session.execute(
         select(Summary.role, element.c.value["syscall"].astext.label("syscall"), func.count(func.distinct(Summary.run_id)))
         .select_from(Summary).join(Run, Run.id == Summary.run_id).join(element, and_(True))
@@ -122,6 +123,11 @@ def list_metrics(session: Session, *, project: Project) -> list[dict[str, Any]]:
             out.append({"key": mk.key, "label": _label(mk)[0], "unit": SYSCALL_FIELDS[field], "kind": "syscalls",
                         "higher_is_better": False, "runs": n})
     return out
+
+
+def _syscall_rows() -> Any:
+    """The rows of each strace -c summary's syscall table, one per syscall, joined laterally."""
+    return func.jsonb_array_elements(Summary.data["syscalls"]).table_valued(column("value", JSONB)).alias("row")
 
 
 def _run_values(session: Session, project: Project, mk: MetricKey) -> dict[uuid.UUID, float]:
@@ -137,7 +143,7 @@ def _run_values(session: Session, project: Project, mk: MetricKey) -> dict[uuid.
             .group_by(Series.run_id)
         ).all()
     else:
-        element = func.jsonb_array_elements(Summary.data["syscalls"]).table_valued("value").alias("row")
+        element = _syscall_rows()
         rows = session.execute(
             select(Summary.run_id, func.sum(cast(element.c.value[mk.field].astext, Float)))
             .select_from(Summary).join(Run, Run.id == Summary.run_id).join(element, and_(True))
