@@ -240,7 +240,6 @@ def test_migration_makes_existing_users_members_of_existing_projects(database_ur
     """Upgrading keeps today's access: every non-admin account can still write every project."""
     from alembic import command
     from alembic.script import ScriptDirectory
-
     from perflab.cli import _alembic_config, migrate
 
     cfg = _alembic_config()
