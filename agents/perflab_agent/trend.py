@@ -4,7 +4,6 @@ experiments in time order, with the change points the server found (see the READ
 import json
 import sys
 import time
-
 from urllib.parse import quote
 
 from perflab_agent.transport import NetworkError
@@ -39,8 +38,8 @@ def _num(value):
     if value is None:
         return "-"
     if abs(value) >= 1000:
-        return "{:,.0f}".format(value)
-    return "{:.3g}".format(value)
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
 
 
 def render_table(out):

@@ -28,9 +28,9 @@ from __future__ import annotations
 import hashlib
 import random
 import struct
-from itertools import accumulate
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 ALPHA = 0.01
 PERMUTATIONS = 4999
