@@ -4,6 +4,7 @@ import { createBrowserRouter, Navigate } from "react-router";
 import { LoginPage, RequireAuth } from "@/features/auth";
 import { ExperimentPage, ExperimentsPage } from "@/features/experiments";
 import { HostsPage } from "@/features/hosts";
+import { MembersPage } from "@/features/members";
 import { ProjectsPage } from "@/features/projects";
 import { RunRedirect } from "@/features/runs/components/RunRedirect";
 import { TokensPage } from "@/features/tokens";
@@ -18,6 +19,7 @@ const savedComparisonPage = async () => ({
 });
 const sharePage = async () => ({ Component: (await import("@/features/compare")).SharePage });
 const runPage = async () => ({ Component: (await import("@/features/runs")).RunPage });
+const trendPage = async () => ({ Component: (await import("@/features/trends")).TrendPage });
 const importPage = async () => ({ Component: (await import("@/features/imports")).ImportPage });
 const runProfilesPage = async () => ({ Component: (await import("@/features/profiles")).RunProfilesPage });
 const profileComparePage = async () => ({
@@ -57,6 +59,8 @@ export function createAppRouter() {
                 { path: "profiles/:profileId", lazy: profileViewerPage },
                 { path: "hosts", element: <HostsPage /> },
                 { path: "tokens", element: <TokensPage /> },
+                { path: "members", element: <MembersPage /> },
+                { path: "trends", lazy: trendPage },
                 { path: "import", lazy: importPage },
                 { path: "compare", lazy: comparePage },
               ],

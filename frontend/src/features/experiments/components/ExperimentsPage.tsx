@@ -6,6 +6,7 @@ import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { Pagination } from "@/components/Pagination";
+import { useProjectRole } from "@/lib/project-role";
 import { toggleInList } from "@/lib/url-state";
 import { experimentHistoryQueryOptions } from "../api";
 import {
@@ -27,6 +28,7 @@ export function ExperimentsPage() {
   const state = useMemo(() => parseHistoryState(params), [params]);
   const history = useQuery(experimentHistoryQueryOptions(slug, state));
   const [creating, setCreating] = useState(false);
+  const { role, canWrite } = useProjectRole(slug);
 
   const change = useCallback(
     (c: Partial<HistoryState>, opts?: { replace?: boolean }) =>
@@ -49,12 +51,20 @@ export function ExperimentsPage() {
           </div>
         </div>
         <div className="actions">
-          <Link className="btn" to={`/p/${slug}/import`}>
-            Import results
-          </Link>
-          <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
-            New experiment
-          </button>
+          {canWrite ? (
+            <>
+              <Link className="btn" to={`/p/${slug}/import`}>
+                Import results
+              </Link>
+              <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+                New experiment
+              </button>
+            </>
+          ) : role === "viewer" ? (
+            <span className="tag" title="Viewers read; ask an owner for the member role to write">
+              read only
+            </span>
+          ) : null}
         </div>
       </div>
 
