@@ -155,7 +155,12 @@ test("the trend page shows the change point of a history with a real shift", asy
     }
   }
 
+  // The history list marks where requests/sec changed level.
   await page.goto(`/p/${slug}`);
+  await expect(
+    page.getByRole("row", { name: /exp-07/ }).getByRole("link", { name: /^change -2\d\.\d%$/ }),
+  ).toBeVisible();
+  await expect(page.getByRole("link", { name: /^change / })).toHaveCount(1);
   await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Trends" }).click();
   await expect(page).toHaveURL(new RegExp(`/p/${slug}/trends$`));
   await expect(page.getByLabel("Metric")).toHaveValue("wrk.requests_per_sec");

@@ -8,7 +8,7 @@ import { ErrorBox } from "@/components/ErrorBox";
 import { Pagination } from "@/components/Pagination";
 import { useProjectRole } from "@/lib/project-role";
 import { toggleInList } from "@/lib/url-state";
-import { experimentHistoryQueryOptions } from "../api";
+import { experimentHistoryQueryOptions, rpsChangePointsQueryOptions } from "../api";
 import {
   clearFilters,
   type HistoryState,
@@ -27,6 +27,7 @@ export function ExperimentsPage() {
   const navigate = useNavigate();
   const state = useMemo(() => parseHistoryState(params), [params]);
   const history = useQuery(experimentHistoryQueryOptions(slug, state));
+  const changePoints = useQuery(rpsChangePointsQueryOptions(slug));
   const [creating, setCreating] = useState(false);
   const { role, canWrite } = useProjectRole(slug);
 
@@ -122,6 +123,7 @@ export function ExperimentsPage() {
                 items={data?.items}
                 state={state}
                 loading={history.isPending}
+                changePoints={changePoints.data}
                 onSort={(sort, order) => change({ sort, order })}
                 onToggle={(id) => change({ selected: toggleInList(state.selected, id) })}
                 onTogglePage={(ids, select) =>
