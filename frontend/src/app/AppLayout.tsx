@@ -25,8 +25,8 @@ export function AppLayout() {
         </nav>
         <div className="user-menu">
           {me.data ? (
-            <span title={`role: ${me.data.role}`}>
-              {me.data.email}
+            <span title={`${me.data.email}, role: ${me.data.role}`} className="user-who">
+              <span className="user-email">{me.data.email}</span>
               {me.data.role === "admin" ? (
                 <span className="badge plain" style={{ marginLeft: 6 }}>
                   admin

@@ -1,8 +1,10 @@
 // Unknown paths and render errors: say what happened and offer a way back.
 import { isRouteErrorResponse, Link, useRouteError } from "react-router";
 import { EmptyState } from "@/components/EmptyState";
+import { useTitle } from "@/lib/use-title";
 
 export function NotFound() {
+  useTitle("Page not found");
   return (
     <main className="page">
       <section className="card">

@@ -1,6 +1,7 @@
 // All routes. React Router in library (data) mode: no loaders; pages fetch with TanStack Query so
 // that caching, polling and invalidation live in one place.
 import { createBrowserRouter, Navigate } from "react-router";
+import { SkeletonBlock } from "@/components/Skeleton";
 import { LoginPage, RequireAuth } from "@/features/auth";
 import { ExperimentPage, ExperimentsPage } from "@/features/experiments";
 import { HostsPage } from "@/features/hosts";
@@ -31,11 +32,19 @@ const profileViewerPage = async () => ({
 
 import { ProjectLayout } from "./ProjectLayout";
 
+// What a lazy page shows while its code loads on the first visit (without it React Router warns on
+// every direct load of such a page, and the frame would be blank).
+const loading = (
+  <main className="page" aria-busy="true">
+    <SkeletonBlock lines={5} />
+  </main>
+);
+
 export function createAppRouter() {
   return createBrowserRouter([
     { path: "/login", element: <LoginPage />, errorElement: <RouteError /> },
     // The public share view: outside the login gate and the app frame; the token is the credential.
-    { path: "/s/:token", lazy: sharePage, errorElement: <RouteError /> },
+    { path: "/s/:token", lazy: sharePage, hydrateFallbackElement: loading, errorElement: <RouteError /> },
     {
       element: <RequireAuth />,
       errorElement: <RouteError />,
@@ -46,23 +55,23 @@ export function createAppRouter() {
             { index: true, element: <Navigate to="/projects" replace /> },
             { path: "projects", element: <ProjectsPage /> },
             { path: "runs/:runId", element: <RunRedirect /> },
-            { path: "c/:shortId", lazy: savedComparisonPage },
+            { path: "c/:shortId", lazy: savedComparisonPage, hydrateFallbackElement: loading },
             {
               path: "p/:slug",
               element: <ProjectLayout />,
               children: [
                 { index: true, element: <ExperimentsPage /> },
                 { path: "experiments/:experimentId", element: <ExperimentPage /> },
-                { path: "runs/:runId", lazy: runPage },
-                { path: "runs/:runId/profiles", lazy: runProfilesPage },
-                { path: "profiles/diff", lazy: profileComparePage },
-                { path: "profiles/:profileId", lazy: profileViewerPage },
+                { path: "runs/:runId", lazy: runPage, hydrateFallbackElement: loading },
+                { path: "runs/:runId/profiles", lazy: runProfilesPage, hydrateFallbackElement: loading },
+                { path: "profiles/diff", lazy: profileComparePage, hydrateFallbackElement: loading },
+                { path: "profiles/:profileId", lazy: profileViewerPage, hydrateFallbackElement: loading },
                 { path: "hosts", element: <HostsPage /> },
                 { path: "tokens", element: <TokensPage /> },
                 { path: "members", element: <MembersPage /> },
-                { path: "trends", lazy: trendPage },
-                { path: "import", lazy: importPage },
-                { path: "compare", lazy: comparePage },
+                { path: "trends", lazy: trendPage, hydrateFallbackElement: loading },
+                { path: "import", lazy: importPage, hydrateFallbackElement: loading },
+                { path: "compare", lazy: comparePage, hydrateFallbackElement: loading },
               ],
             },
             { path: "*", element: <NotFound /> },

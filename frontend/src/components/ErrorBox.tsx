@@ -1,10 +1,17 @@
 // Shows what went wrong in the server's own words (its "detail"), with per-field messages for 422s.
+// "Retry" is offered only when trying again can help: not for a 404, a refusal or bad input.
 import { ApiError } from "@/lib/api-error";
 
 interface Props {
   error: unknown;
   title?: string;
   onRetry?: () => void;
+}
+
+/** Whether the same request could succeed if sent again (server trouble, a timeout, rate limiting). */
+export function retryable(error: unknown): boolean {
+  if (!(error instanceof ApiError)) return true;
+  return error.status === 0 || error.status === 408 || error.status === 429 || error.status >= 500;
 }
 
 export function ErrorBox({ error, title = "Something went wrong", onRetry }: Props) {
@@ -31,7 +38,7 @@ export function ErrorBox({ error, title = "Something went wrong", onRetry }: Pro
         <span>{message}</span>
       )}
       {api?.retryAfter ? <span className="muted">Retry in {api.retryAfter}s.</span> : null}
-      {onRetry ? (
+      {onRetry && retryable(error) ? (
         <div className="alert-actions">
           <button type="button" className="btn btn-sm" onClick={onRetry}>
             Retry

@@ -109,3 +109,12 @@ export function safeNextPath(next: string | null | undefined, fallback = "/proje
   if (next.startsWith("/login")) return fallback;
   return next;
 }
+
+/**
+ * The query string for a link: ":" and "," left unescaped (they mean nothing special in a query), so a
+ * shared view reads ?m=proxy:vmstat.sy,proxy:pidstat.cpu_pct instead of a wall of %3A and %2C.
+ */
+export function readableSearch(params: URLSearchParams): string {
+  const s = params.toString().replace(/%3A/gi, ":").replace(/%2C/gi, ",");
+  return s ? `?${s}` : "";
+}

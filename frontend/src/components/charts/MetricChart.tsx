@@ -1,11 +1,14 @@
 // A time chart for run metrics: seconds from run start on x (m:ss), one or two y axes, a legend that
 // reads the values under the shared cursor (Grafana-style), breaks where samples stop, and labelled
 // time ranges (annotations). Every chart of a run gets the same x domain, so the charts line up.
+// Dragging across the plot selects a time range (Grafana-style) and double-click resets it; the page
+// owns the range (in the URL) and hands every chart the same domain.
 import "./charts.css";
 import { type KeyboardEvent, type MouseEvent, memo, useEffect, useMemo, useRef, useState } from "react";
 import { CartesianGrid, Line, LineChart, ReferenceArea, XAxis, YAxis } from "recharts";
 import { formatCompact } from "@/lib/format";
 import { formatClock, timeTicks } from "@/lib/time-axis";
+import { rangeFrom, type TimeRange } from "@/lib/time-range";
 import { type CursorStore, useCursorStore, useCursorTime } from "./cursor";
 import { seriesColor } from "./palette";
 import {
@@ -45,6 +48,10 @@ interface Props {
   annotations?: TimeAnnotation[];
   ariaLabel: string;
   testId?: string;
+  /** Called with the range dragged across the plot; without it, dragging does nothing. */
+  onSelectRange?: (range: TimeRange) => void;
+  /** Double-click: back to the whole run. */
+  onResetRange?: () => void;
 }
 
 const NO_ANNOTATIONS: TimeAnnotation[] = [];
@@ -86,6 +93,8 @@ export function MetricChart({
   annotations = NO_ANNOTATIONS,
   ariaLabel,
   testId,
+  onSelectRange,
+  onResetRange,
 }: Props) {
   const store = useCursorStore();
   const cursor = useCursorTime(store);
@@ -111,10 +120,32 @@ export function MetricChart({
     const at = i >= 0 ? (snapTimes[i] as number) : t;
     return Math.abs(at - t) <= step ? at : t;
   };
+  // The drag in progress, in pixels from the plot box's left edge (the anchor and the current end).
+  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
+  const clampX = (x: number) => Math.min(plotLeft + plotWidth, Math.max(plotLeft, x));
+  const boxX = (e: MouseEvent<HTMLDivElement>) => e.clientX - e.currentTarget.getBoundingClientRect().left;
+  const onMouseDown = (e: MouseEvent<HTMLDivElement>) => {
+    if (!onSelectRange || e.button !== 0) return;
+    const x = boxX(e);
+    if (x < plotLeft - 4 || x > plotLeft + plotWidth + 4) return;
+    e.preventDefault(); // no text selection while dragging
+    setDrag({ from: clampX(x), to: clampX(x) });
+  };
+  const onMouseUp = () => {
+    if (!drag || !onSelectRange) return;
+    setDrag(null);
+    const r = rangeFrom(
+      pixelToTime(drag.from, plotLeft, plotWidth, domain),
+      pixelToTime(drag.to, plotLeft, plotWidth, domain),
+    );
+    // A few pixels is a click (it moves the cursor), not a zoom.
+    if (r && Math.abs(drag.to - drag.from) >= 4) onSelectRange(r);
+  };
   const onMouseMove = (e: MouseEvent<HTMLDivElement>) => {
     const rect = e.currentTarget.getBoundingClientRect();
     const x = e.clientX - rect.left;
     const y = e.clientY - rect.top;
+    if (drag) setDrag({ from: drag.from, to: clampX(x) });
     if (x < plotLeft - 4 || x > plotLeft + plotWidth + 4 || y > MARGIN.top + plotHeight) {
       store.set(null);
       return;
@@ -145,7 +176,13 @@ export function MetricChart({
         className="mchart-plot"
         style={{ height }}
         onMouseMove={onMouseMove}
-        onMouseLeave={() => store.set(null)}
+        onMouseDown={onMouseDown}
+        onMouseUp={onMouseUp}
+        onDoubleClick={onResetRange}
+        onMouseLeave={() => {
+          store.set(null);
+          setDrag(null);
+        }}
         onKeyDown={onKeyDown}
         onBlur={() => store.set(null)}
         tabIndex={0}
@@ -170,6 +207,19 @@ export function MetricChart({
           />
         ) : null}
         <CursorLine store={store} left={plotLeft} width={plotWidth} height={plotHeight} domain={domain} />
+        {drag ? (
+          <div
+            className="mchart-selection"
+            data-testid="chart-selection"
+            style={{
+              left: Math.min(drag.from, drag.to),
+              width: Math.abs(drag.to - drag.from),
+              top: MARGIN.top,
+              height: plotHeight,
+            }}
+            aria-hidden="true"
+          />
+        ) : null}
       </div>
       <ChartLegend
         store={store}

@@ -1,7 +1,8 @@
 // Overlay of many runs on one time axis (seconds from each run's start), for comparisons: per-series
 // colour and dash (experiment families), time-range notes as bands, and a cursor shared by value
-// with every chart of the same syncId, so hovering t+42s shows t+42s everywhere.
-import { useMemo } from "react";
+// with every chart of the same syncId, so hovering t+42s shows t+42s everywhere. Dragging across a
+// chart selects a time range (the page keeps it in the URL and zooms every overlay); double-click resets.
+import { useMemo, useState } from "react";
 import {
   CartesianGrid,
   Line,
@@ -16,6 +17,7 @@ import {
 } from "recharts";
 import type { NameType, ValueType } from "recharts/types/component/DefaultTooltipContent";
 import { formatCompact, formatDuration } from "@/lib/format";
+import { rangeFrom, type TimeRange } from "@/lib/time-range";
 
 export interface OverlaySeries {
   id: string;
@@ -44,6 +46,17 @@ interface Props {
   ariaLabel: string;
   /** Target number of x positions after aligning runs to a common grid. */
   resolution?: number;
+  /** The time range shown (seconds from run start); the whole data when absent. */
+  domain?: [number, number] | null;
+  onSelectRange?: (range: TimeRange) => void;
+  onResetRange?: () => void;
+}
+
+/** The x value under the pointer, as recharts reports it for a numeric axis. */
+function labelTime(state: { activeLabel?: unknown } | null | undefined): number | null {
+  const v = state?.activeLabel;
+  const n = typeof v === "number" ? v : typeof v === "string" ? Number(v) : Number.NaN;
+  return Number.isFinite(n) ? n : null;
 }
 
 type Row = { t: number } & Record<string, number>;
@@ -99,8 +112,12 @@ export function OverlayChart({
   syncId,
   ariaLabel,
   resolution,
+  domain,
+  onSelectRange,
+  onResetRange,
 }: Props) {
   const data = useMemo(() => alignSeries(series, resolution), [series, resolution]);
+  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const byId = useMemo(() => new Map(series.map((s) => [s.id, s])), [series]);
   const fmt = (v: number) => `${formatCompact(v)}${unit && unit !== "%" ? ` ${unit}` : unit}`;
 
@@ -127,19 +144,35 @@ export function OverlayChart({
   };
 
   return (
-    <figure style={{ margin: 0 }} aria-label={ariaLabel}>
+    <figure style={{ margin: 0 }} aria-label={ariaLabel} onDoubleClick={onResetRange}>
       <ResponsiveContainer width="100%" height={height}>
         <LineChart
           data={data}
           syncId={syncId}
           syncMethod="value"
           margin={{ top: 14, right: 12, bottom: 0, left: 0 }}
+          onMouseDown={(state) => {
+            const t = onSelectRange ? labelTime(state) : null;
+            if (t !== null) setDrag({ from: t, to: t });
+          }}
+          onMouseMove={(state) => {
+            const t = drag ? labelTime(state) : null;
+            if (drag && t !== null && t !== drag.to) setDrag({ from: drag.from, to: t });
+          }}
+          onMouseUp={() => {
+            if (!drag) return;
+            setDrag(null);
+            const r = rangeFrom(drag.from, drag.to);
+            if (r && onSelectRange) onSelectRange(r);
+          }}
+          onMouseLeave={() => setDrag(null)}
         >
           <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" vertical={false} />
           <XAxis
             dataKey="t"
             type="number"
-            domain={["dataMin", "dataMax"]}
+            domain={domain ?? ["dataMin", "dataMax"]}
+            allowDataOverflow={!!domain}
             tickFormatter={(v: number) => formatDuration(v)}
             stroke="var(--text-faint)"
             fontSize={11}
@@ -183,6 +216,14 @@ export function OverlayChart({
               />
             ),
           )}
+          {drag && drag.to !== drag.from ? (
+            <ReferenceArea
+              x1={Math.min(drag.from, drag.to)}
+              x2={Math.max(drag.from, drag.to)}
+              fill="var(--accent)"
+              fillOpacity={0.15}
+            />
+          ) : null}
           {series.map((s) => (
             <Line
               key={s.id}

@@ -1,6 +1,7 @@
 // Who is logged in, and logging in and out.
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import { api, type Schemas, unwrap } from "@/api/client";
+import { api, CSRF_COOKIE, type Schemas, unwrap } from "@/api/client";
+import { readCookie } from "@/lib/cookies";
 
 export type Me = Schemas["Me"];
 
@@ -16,6 +17,14 @@ export function meQueryOptions() {
     staleTime: 5 * 60_000,
     retry: false,
   });
+}
+
+/**
+ * Whether a session may exist: the server sets a readable CSRF cookie beside the HttpOnly session
+ * cookie. Without it, asking /api/auth/me would only earn a 401 that browsers log as a console error.
+ */
+export function mayHaveSession(cookies: string = typeof document === "undefined" ? "" : document.cookie) {
+  return readCookie(CSRF_COOKIE, cookies) !== null;
 }
 
 export function useLogin() {

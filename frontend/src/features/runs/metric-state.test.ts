@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { readableSearch } from "@/lib/url-state";
 import {
   availableMetrics,
   chartsFor,
@@ -9,7 +10,6 @@ import {
   metricId,
   parseMetricId,
   pickSeries,
-  readableSearch,
   readMetrics,
   type SeriesMeta,
   serializeMetrics,

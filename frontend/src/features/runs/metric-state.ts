@@ -75,15 +75,6 @@ export function writeMetrics(
   return next;
 }
 
-/**
- * The query string for a link: ":" and "," left unescaped (they mean nothing special in a query), so a
- * shared view reads ?m=proxy:vmstat.sy,proxy:pidstat.cpu_pct instead of a wall of %3A and %2C.
- */
-export function readableSearch(params: URLSearchParams): string {
-  const s = params.toString().replace(/%3A/gi, ":").replace(/%2C/gi, ",");
-  return s ? `?${s}` : "";
-}
-
 /** Adds a metric (at the end) or removes it. */
 export function toggleMetric(list: readonly MetricRef[], ref: MetricRef): MetricRef[] {
   const id = metricId(ref);

@@ -6,14 +6,17 @@ import { ErrorBox } from "@/components/ErrorBox";
 import { Field } from "@/components/Field";
 import { ApiError } from "@/lib/api-error";
 import { safeNextPath } from "@/lib/url-state";
-import { meQueryOptions, useLogin } from "../api";
+import { useTitle } from "@/lib/use-title";
+import { mayHaveSession, meQueryOptions, useLogin } from "../api";
 
 export function LoginPage() {
   const [params] = useSearchParams();
   const next = safeNextPath(params.get("next"));
   const navigate = useNavigate();
-  const me = useQuery(meQueryOptions());
+  // Already logged in? Asked only when a session may exist, so a first visit logs no 401.
+  const me = useQuery({ ...meQueryOptions(), enabled: mayHaveSession() });
   const login = useLogin();
+  useTitle("Log in");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
 

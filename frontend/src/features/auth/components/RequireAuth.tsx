@@ -5,7 +5,7 @@ import { Navigate, Outlet, useLocation } from "react-router";
 import { ErrorBox } from "@/components/ErrorBox";
 import { SkeletonBlock } from "@/components/Skeleton";
 import { ApiError } from "@/lib/api-error";
-import { meQueryOptions } from "../api";
+import { mayHaveSession, meQueryOptions } from "../api";
 
 export function loginPath(location: { pathname: string; search: string; hash?: string }): string {
   const here = `${location.pathname}${location.search}${location.hash ?? ""}`;
@@ -14,8 +14,11 @@ export function loginPath(location: { pathname: string; search: string; hash?: s
 
 export function RequireAuth() {
   const location = useLocation();
-  const me = useQuery(meQueryOptions());
+  const session = mayHaveSession();
+  const me = useQuery({ ...meQueryOptions(), enabled: session });
 
+  // No session cookie at all: straight to the login page, without a 401 in the console.
+  if (!session && !me.data) return <Navigate to={loginPath(location)} replace />;
   if (me.isPending) {
     return (
       <main className="page">

@@ -6,6 +6,7 @@ import { Link, useParams, useSearchParams } from "react-router";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { SkeletonBlock } from "@/components/Skeleton";
+import { useTitle } from "@/lib/use-title";
 import { type CompareSource, liveCompareQueryOptions, useSaveComparison } from "../api";
 import { type CompareViewState, parseCompareState, toViewState, updateCompareParams } from "../view-state";
 import { CompareActions } from "./CompareActions";
@@ -17,6 +18,7 @@ export function ComparePage() {
   const [params, setParams] = useSearchParams();
   const state = useMemo(() => parseCompareState(params), [params]);
   const q = useQuery(liveCompareQueryOptions(slug, state.experiments, state.baseline));
+  useTitle(q.data ? `Compare ${defaultTitle(q.data)}` : "Compare", slug);
   const reply = q.data;
   const save = useSaveComparison(slug);
   const [sharing, setSharing] = useState(false);

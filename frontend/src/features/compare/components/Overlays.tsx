@@ -1,10 +1,13 @@
 // Host telemetry overlays: one small chart per metric, every run of every compared experiment on it,
 // aligned to run start. Charts fetch when they come near the viewport, share one cursor, and draw
-// the time-range notes of the runs they show as bands.
+// the time-range notes of the runs they show as bands. A range dragged on one chart (?t= in the URL)
+// zooms them all; double-click or "Whole run" resets.
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, useRef } from "react";
 import { type OverlayBand, OverlayChart, type OverlaySeries, runStyle } from "@/components/charts";
 import { ErrorBox } from "@/components/ErrorBox";
+import { formatClock } from "@/lib/time-axis";
+import { useUrlTimeRange } from "@/lib/time-range";
 import { useInView } from "@/lib/use-in-view";
 import { type CompareReply, type CompareSource, type OverlayReply, overlayQueryOptions } from "../api";
 
@@ -64,6 +67,8 @@ export function OverlayPanel({ source, role, metric, label, unit, experimentOrde
     [q.data, experimentOrder],
   );
   const bands = useMemo(() => (q.data ? overlayBands(q.data) : []), [q.data]);
+  const [range, setRange] = useUrlTimeRange();
+  const domain = useMemo((): [number, number] | null => (range ? [range.start, range.end] : null), [range]);
   const empty = q.data && series.every((s) => s.points.length === 0);
   return (
     <div className="cmp-chart" ref={ref} data-testid="overlay-chart" data-metric={`${role}:${metric}`}>
@@ -73,6 +78,17 @@ export function OverlayPanel({ source, role, metric, label, unit, experimentOrde
           {metric}
           {unit ? ` (${unit})` : ""}
         </span>
+        {range ? (
+          <button
+            type="button"
+            className="btn btn-sm btn-ghost"
+            data-testid="overlay-range"
+            title="Show the whole run (or double-click the chart)"
+            onClick={() => setRange(null)}
+          >
+            {formatClock(range.start)}–{formatClock(range.end)} · whole run
+          </button>
+        ) : null}
       </h3>
       {q.error ? (
         <ErrorBox error={q.error} title="Could not load this chart" onRetry={() => q.refetch()} />
@@ -89,6 +105,9 @@ export function OverlayPanel({ source, role, metric, label, unit, experimentOrde
           unit={q.data.unit}
           syncId={syncId}
           ariaLabel={`${q.data.label} of ${role} over time, every compared run`}
+          domain={domain}
+          onSelectRange={setRange}
+          onResetRange={() => setRange(null)}
         />
       )}
     </div>

@@ -6,6 +6,7 @@ import { Link, useParams, useSearchParams } from "react-router";
 import { ErrorBox } from "@/components/ErrorBox";
 import { SkeletonBlock } from "@/components/Skeleton";
 import { TimeAgo } from "@/components/TimeAgo";
+import { useTitle } from "@/lib/use-title";
 import { type CompareSource, savedComparisonQueryOptions } from "../api";
 import { type CompareViewState, fromViewState, updateCompareParams } from "../view-state";
 import { CompareActions } from "./CompareActions";
@@ -18,6 +19,7 @@ export function SavedComparisonPage() {
   const q = useQuery(savedComparisonQueryOptions(shortId));
   const [sharing, setSharing] = useState(false);
   const saved = q.data?.comparison;
+  useTitle(saved?.title || "Saved comparison");
   const reply = q.data?.compare;
   const view = useMemo(() => fromViewState(saved?.view_state, params), [saved, params]);
   const change = (c: Partial<CompareViewState>) => setParams((p) => updateCompareParams(p, c, true));

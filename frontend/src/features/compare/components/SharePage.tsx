@@ -11,6 +11,7 @@ import { type CompareViewState, fromViewState, updateCompareParams } from "../vi
 import { CompareActions } from "./CompareActions";
 import { CompareView } from "./CompareView";
 import "../compare.css";
+import { useTitle } from "@/lib/use-title";
 
 function Frame({ children }: { children: React.ReactNode }) {
   return (
@@ -64,6 +65,7 @@ export function SharePage() {
   const q = useQuery(shareViewQueryOptions(token));
   const shared = q.data?.comparison;
   const reply = q.data?.compare;
+  useTitle(shared?.title || "Shared comparison");
   const view = useMemo(() => fromViewState(shared?.view_state, params), [shared, params]);
   const allowed = useMemo(
     () =>

@@ -3,14 +3,17 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { ErrorBox } from "@/components/ErrorBox";
+import { MarkdownText } from "@/components/MarkdownText";
 import { SkeletonBlock } from "@/components/Skeleton";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeAgo } from "@/components/TimeAgo";
 import { ApiError } from "@/lib/api-error";
 import { patchParams, readInt } from "@/lib/url-state";
+import { useTitle } from "@/lib/use-title";
 import { type Experiment, experimentQueryOptions, useUpdateExperiment } from "../api";
 import { EXPERIMENT_STATUSES, type ExperimentStatus } from "../history-state";
 import { EditExperimentForm } from "./EditExperimentForm";
+import { ExperimentNotes } from "./ExperimentNotes";
 import { ExperimentRunsTable } from "./ExperimentRunsTable";
 
 export function ExperimentPage() {
@@ -18,6 +21,7 @@ export function ExperimentPage() {
   const id = Number.parseInt(experimentId, 10);
   const valid = Number.isSafeInteger(id) && id > 0;
   const experiment = useQuery({ ...experimentQueryOptions(id), enabled: valid });
+  useTitle(experiment.data?.name ?? (valid ? undefined : "Not found"), slug);
   const [params, setParams] = useSearchParams();
   const runsPage = readInt(params, "runs_page", 1);
   const [editing, setEditing] = useState(false);
@@ -71,6 +75,7 @@ export function ExperimentPage() {
           onPage={(p) => setParams((prev) => patchParams(prev, { runs_page: p }, { runs_page: 1 }))}
         />
       </section>
+      {experiment.data ? <ExperimentNotes slug={slug} experimentId={id} /> : null}
     </main>
   );
 }
@@ -122,8 +127,12 @@ function ExperimentHeader({
         {update.error ? <ErrorBox error={update.error} title="Could not change the status" /> : null}
         <dl className="props">
           <dt>Hypothesis</dt>
-          <dd style={{ whiteSpace: "pre-wrap" }}>
-            {experiment.hypothesis || <span className="faint">None written down yet. Edit to add one.</span>}
+          <dd>
+            {experiment.hypothesis ? (
+              <MarkdownText source={experiment.hypothesis} />
+            ) : (
+              <span className="faint">None written down yet. Edit to add one.</span>
+            )}
           </dd>
           <dt>Tags</dt>
           <dd>

@@ -8,6 +8,7 @@ import { ErrorBox } from "@/components/ErrorBox";
 import { Pagination } from "@/components/Pagination";
 import { useProjectRole } from "@/lib/project-role";
 import { toggleInList } from "@/lib/url-state";
+import { useTitle } from "@/lib/use-title";
 import { experimentHistoryQueryOptions, rpsChangePointsQueryOptions } from "../api";
 import {
   clearFilters,
@@ -28,6 +29,7 @@ export function ExperimentsPage() {
   const state = useMemo(() => parseHistoryState(params), [params]);
   const history = useQuery(experimentHistoryQueryOptions(slug, state));
   const changePoints = useQuery(rpsChangePointsQueryOptions(slug));
+  useTitle("Experiments", slug);
   const [creating, setCreating] = useState(false);
   const { role, canWrite } = useProjectRole(slug);
 

@@ -1,5 +1,6 @@
 // The experiment history table: one row per experiment with its headline numbers (median over runs).
 import { Link } from "react-router";
+import { MarkdownText } from "@/components/MarkdownText";
 import { SkeletonRows } from "@/components/Skeleton";
 import { SortHeader } from "@/components/SortHeader";
 import { StatusBadge } from "@/components/StatusBadge";
@@ -95,19 +96,7 @@ export function HistoryTable({
                         change {formatDeltaPct(changePoints.get(e.id) ?? null)}
                       </Link>
                     ) : null}
-                    {e.hypothesis ? (
-                      <div
-                        className="faint"
-                        style={{
-                          maxWidth: 420,
-                          overflow: "hidden",
-                          textOverflow: "ellipsis",
-                          whiteSpace: "nowrap",
-                        }}
-                      >
-                        {e.hypothesis}
-                      </div>
-                    ) : null}
+                    {e.hypothesis ? <MarkdownText source={e.hypothesis} excerpt /> : null}
                   </td>
                   <td>
                     {e.running_count > 0 ? (

@@ -10,12 +10,14 @@ import { StatusBadge } from "@/components/StatusBadge";
 import { TimeAgo } from "@/components/TimeAgo";
 import { agentCommands } from "@/lib/agent-commands";
 import { formatInt, isNum } from "@/lib/format";
+import { useTitle } from "@/lib/use-title";
 import { type Host, hostsQueryOptions } from "../api";
 import { capabilities, keyFacts } from "../host-facts";
 
 export function HostsPage() {
   const { slug = "" } = useParams();
   const hosts = useQuery(hostsQueryOptions(slug));
+  useTitle("Hosts", slug);
 
   return (
     <main className="page">

@@ -10,6 +10,7 @@ import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { ApiError } from "@/lib/api-error";
 import { formatBytes, formatInt } from "@/lib/format";
+import { useTitle } from "@/lib/use-title";
 import { previewQueryOptions, useCreateImport } from "../api";
 import {
   cliCommand,
@@ -26,6 +27,7 @@ import { FileCard } from "./FileCard";
 
 export function ImportPage() {
   const { slug = "" } = useParams();
+  useTitle("Import results", slug);
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const [entries, setEntries] = useState<ImportEntry[]>([]);

@@ -7,6 +7,7 @@ import { ErrorBox } from "@/components/ErrorBox";
 import { Field } from "@/components/Field";
 import { SkeletonRows } from "@/components/Skeleton";
 import { TimeAgo } from "@/components/TimeAgo";
+import { useTitle } from "@/lib/use-title";
 import {
   type MemberRole,
   membersQueryOptions,
@@ -18,6 +19,7 @@ import {
 
 export function MembersPage() {
   const { slug = "" } = useParams();
+  useTitle("Members", slug);
   const members = useQuery(membersQueryOptions(slug));
   const myRole = members.data?.my_role ?? null;
   const canManage = myRole === "owner" || myRole === "admin";
@@ -26,7 +28,6 @@ export function MembersPage() {
 
   return (
     <main className="page">
-      <title>{`Members · ${slug} · perflab`}</title>
       <div className="page-header">
         <div>
           <h1>Members</h1>

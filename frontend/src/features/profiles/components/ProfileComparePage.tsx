@@ -19,6 +19,7 @@ import {
   type SearchResult,
 } from "@/lib/flamegraph";
 import { patchParams } from "@/lib/url-state";
+import { useTitle } from "@/lib/use-title";
 import {
   type ProfileMeta,
   profileDiffQueryOptions,
@@ -45,6 +46,7 @@ export function ProfileComparePage() {
   const state = readCompareState(params);
   const baseMeta = useQuery({ ...profileQueryOptions(state.base), enabled: !!state.base });
   const otherMeta = useQuery({ ...profileQueryOptions(state.other), enabled: !!state.other });
+  useTitle("Flame graph diff", slug);
 
   if (!state.base || !state.other) {
     return (

@@ -8,6 +8,7 @@ import { SkeletonBlock } from "@/components/Skeleton";
 import { type FrameTree, findPath, functionTable, pathOf } from "@/lib/flamegraph";
 import { formatInt } from "@/lib/format";
 import { patchParams } from "@/lib/url-state";
+import { useTitle } from "@/lib/use-title";
 import { originalDownloadUrl, type ProfileMeta, profileQueryOptions, profileTreeQueryOptions } from "../api";
 import { namePalette } from "../flame-draw";
 import { formatValue } from "../format";
@@ -28,6 +29,7 @@ export function ProfileViewerPage() {
   const { slug = "", profileId = "" } = useParams();
   const meta = useQuery(profileQueryOptions(profileId));
   const tree = useQuery(profileTreeQueryOptions(profileId));
+  useTitle(meta.data ? `Flame graph ${meta.data.name}` : "Flame graph", slug);
 
   return (
     <main className="page page-wide">

@@ -1,9 +1,11 @@
 // /p/:slug/runs/:runId/profiles: a run's flame graphs and where to upload more.
 import { Link, useParams } from "react-router";
+import { useTitle } from "@/lib/use-title";
 import { RunProfiles } from "./RunProfiles";
 
 export function RunProfilesPage() {
   const { slug = "", runId = "" } = useParams();
+  useTitle(`Flame graphs of run ${runId.slice(0, 8)}`, slug);
   return (
     <main className="page">
       <nav aria-label="Breadcrumb" className="muted">

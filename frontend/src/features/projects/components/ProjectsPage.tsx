@@ -4,14 +4,17 @@ import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
+import { MarkdownText } from "@/components/MarkdownText";
 import { SkeletonRows } from "@/components/Skeleton";
 import { TimeAgo } from "@/components/TimeAgo";
 import { formatInt } from "@/lib/format";
+import { useTitle } from "@/lib/use-title";
 import { projectsQueryOptions } from "../api";
 import { CreateProjectForm } from "./CreateProjectForm";
 
 export function ProjectsPage() {
   const projects = useQuery(projectsQueryOptions());
+  useTitle("Projects");
   const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
   const empty = projects.data?.length === 0;
@@ -83,7 +86,7 @@ export function ProjectsPage() {
                     <tr key={p.id}>
                       <td>
                         <Link to={`/p/${p.slug}`}>{p.name}</Link>
-                        {p.description ? <div className="faint">{p.description}</div> : null}
+                        {p.description ? <MarkdownText source={p.description} excerpt /> : null}
                       </td>
                       <td className="mono muted">{p.slug}</td>
                       <td className="num">{formatInt(p.experiment_count)}</td>

@@ -7,6 +7,7 @@ import { seriesColor } from "@/components/charts/palette";
 import { ErrorBox } from "@/components/ErrorBox";
 import { Skeleton } from "@/components/Skeleton";
 import { formatInt } from "@/lib/format";
+import type { TimeRange } from "@/lib/time-range";
 import { seriesDataQueryOptions } from "../api";
 import { type ChartSpec, DEFAULT_TOP, entityColors, entityKey, metricId, pickSeries } from "../metric-state";
 
@@ -23,13 +24,26 @@ interface Props {
   annotations?: TimeAnnotation[];
   onExtent: (key: string, min: number, max: number) => void;
   onRemove: (chart: ChartSpec) => void;
+  onSelectRange?: (range: TimeRange) => void;
+  onResetRange?: () => void;
 }
 
 function unitLabel(unit: string): string {
   return unit === "%" ? "%" : unit;
 }
 
-export function ChartPanel({ runId, chart, domain, live, poll, annotations, onExtent, onRemove }: Props) {
+export function ChartPanel({
+  runId,
+  chart,
+  domain,
+  live,
+  poll,
+  annotations,
+  onExtent,
+  onRemove,
+  onSelectRange,
+  onResetRange,
+}: Props) {
   const [top, setTop] = useState(DEFAULT_TOP);
   const { picked, total } = useMemo(() => pickSeries(chart, top), [chart, top]);
   const ids = useMemo(() => picked.map((p) => p.meta.id), [picked]);
@@ -115,6 +129,8 @@ export function ChartPanel({ runId, chart, domain, live, poll, annotations, onEx
         annotations={annotations}
         ariaLabel={`${chart.role}: ${chart.title}`}
         testId={`chart-${chart.key}`}
+        onSelectRange={onSelectRange}
+        onResetRange={onResetRange}
       />
     );
   }

@@ -1,6 +1,7 @@
 // The run's time-series charts, per host role: vmstat CPU, interrupts and context switches, run queue;
 // pidstat per process; netqtop per queue. The chosen metrics live in the URL (?m=...), every chart of
-// the run shares one time axis and one cursor, and a live run's charts grow as samples arrive.
+// the run shares one time axis and one cursor, and a live run's charts grow as samples arrive. A time
+// range dragged on any chart (?t=START-END) zooms every chart; double-click or "Whole run" resets it.
 import { useQuery } from "@tanstack/react-query";
 import { type ReactNode, useCallback, useMemo, useState } from "react";
 import { useLocation, useNavigate, useSearchParams } from "react-router";
@@ -10,6 +11,9 @@ import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { Skeleton } from "@/components/Skeleton";
 import { formatInt } from "@/lib/format";
+import { formatClock } from "@/lib/time-axis";
+import { useUrlTimeRange } from "@/lib/time-range";
+import { readableSearch } from "@/lib/url-state";
 import {
   type Capability,
   isLive,
@@ -25,7 +29,6 @@ import {
   defaultMetrics,
   type MetricRef,
   metricId,
-  readableSearch,
   readMetrics,
   toggleMetric,
   writeMetrics,
@@ -95,12 +98,15 @@ export function RunCharts({ run, poll, annotations }: Props) {
     });
   }, []);
   const planned = live ? plannedDurationS(run.load_command) : null;
+  const [range, setRange] = useUrlTimeRange();
+  const resetRange = useCallback(() => setRange(null), [setRange]);
   const domain = useMemo((): [number, number] => {
+    if (range) return [range.start, range.end];
     const all = Object.values(extents);
     const min = Math.min(0, ...all.map((e) => e.min));
     const max = Math.max(planned ?? 0, ...all.map((e) => e.max));
     return [min, Math.max(max, min + 1)];
-  }, [extents, planned]);
+  }, [extents, planned, range]);
 
   // What each role's hosts said they cannot collect (netqtop without bcc or root).
   const unavailable = useMemo(() => {
@@ -204,6 +210,8 @@ export function RunCharts({ run, poll, annotations }: Props) {
                       annotations={annotations}
                       onExtent={onExtent}
                       onRemove={removeChart}
+                      onSelectRange={setRange}
+                      onResetRange={resetRange}
                     />
                   ))}
                 </div>
@@ -227,6 +235,18 @@ export function RunCharts({ run, poll, annotations }: Props) {
           ) : null}
         </h2>
         <div className="actions">
+          {range ? (
+            <span className="range-chip" data-testid="time-range">
+              <span className="num">
+                {formatClock(range.start)}–{formatClock(range.end)}
+              </span>
+              <button type="button" className="btn btn-sm btn-ghost" onClick={resetRange}>
+                Whole run
+              </button>
+            </span>
+          ) : available.length ? (
+            <span className="faint hint-drag">Drag across a chart to zoom</span>
+          ) : null}
           {available.length ? (
             <button
               type="button"

@@ -3,8 +3,9 @@
 // it through server-sent events (polling every 2 s if they fail) and shows the elapsed time.
 import "../runs.css";
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
-import { Link, useParams } from "react-router";
+import { useEffect, useMemo, useState } from "react";
+import { Link, Navigate, useLocation, useParams } from "react-router";
+import { scopedNotesQueryOptions } from "@/api/notes";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { SkeletonBlock } from "@/components/Skeleton";
@@ -20,12 +21,15 @@ import {
   secondsBetween,
 } from "@/lib/format";
 import { formatClock } from "@/lib/time-axis";
+import { useUrlTimeRange } from "@/lib/time-range";
 import { useNow } from "@/lib/use-now";
+import { useTitle } from "@/lib/use-title";
 import { isLive, type RunDetail, runQueryOptions, type SummaryRead } from "../api";
 import { type LiveTransport, useRunEvents } from "../use-run-events";
 import { LivePanel } from "./LivePanel";
 import { PidstatTable } from "./PidstatTable";
 import { RunCharts } from "./RunCharts";
+import { noteAnnotations, RunNotes } from "./RunNotes";
 import { StraceTable } from "./StraceTable";
 import { SummaryCard } from "./SummaryCard";
 import { WrkSummary } from "./WrkSummary";
@@ -37,6 +41,22 @@ export function RunPage() {
   const live = !!run.data && isLive(run.data.status);
   const transport = useRunEvents(runId, live);
   useEffect(() => setPolling(transport === "polling"), [transport]);
+  const location = useLocation();
+  useTitle(
+    run.data ? run.data.label || `run ${run.data.id.slice(0, 8)}` : undefined,
+    run.data?.experiment_name,
+    slug,
+  );
+
+  // A run opened under another project's address (an edited or pasted link) moves to its own project,
+  // so the header, breadcrumbs and links all speak of the project the run belongs to.
+  if (run.data && run.data.project_slug !== slug)
+    return (
+      <Navigate
+        to={{ pathname: `/p/${run.data.project_slug}/runs/${run.data.id}`, search: location.search }}
+        replace
+      />
+    );
 
   return (
     <main className="page">
@@ -85,6 +105,9 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
   const wrk = run.summaries.filter((s) => s.kind === "wrk");
   const others = run.summaries.filter((s) => s.kind !== "wrk");
   const partial = run.status === "partial" || run.status === "failed";
+  const notes = useQuery(scopedNotesQueryOptions(run.project_slug, { runId: run.id }));
+  const annotations = useMemo(() => noteAnnotations(notes.data ?? []), [notes.data]);
+  const [range] = useUrlTimeRange();
   return (
     <>
       <section className="card">
@@ -170,7 +193,7 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
         <WrkSummary key={s.id} summary={s} />
       ))}
 
-      <RunCharts run={run} poll={transport === "polling"} />
+      <RunCharts run={run} poll={transport === "polling"} annotations={annotations} />
 
       <section aria-labelledby="summaries-title" className="form">
         <h2 id="summaries-title">Summaries</h2>
@@ -295,6 +318,14 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
           )}
         </section>
       </div>
+
+      <RunNotes
+        slug={run.project_slug}
+        runId={run.id}
+        experimentId={run.experiment_id}
+        notes={notes}
+        range={range}
+      />
 
       <p className="faint" style={{ margin: 0 }}>
         Created <TimeAgo iso={run.created_at} />

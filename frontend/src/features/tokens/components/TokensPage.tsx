@@ -8,6 +8,7 @@ import { ErrorBox } from "@/components/ErrorBox";
 import { SkeletonRows } from "@/components/Skeleton";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeAgo } from "@/components/TimeAgo";
+import { useTitle } from "@/lib/use-title";
 import { type Token, type TokenCreated, tokensQueryOptions, useRevokeToken } from "../api";
 import { CreateTokenForm } from "./CreateTokenForm";
 import { NewTokenDialog } from "./NewTokenDialog";
@@ -15,6 +16,7 @@ import { NewTokenDialog } from "./NewTokenDialog";
 export function TokensPage() {
   const { slug = "" } = useParams();
   const tokens = useQuery(tokensQueryOptions(slug));
+  useTitle("Agent tokens", slug);
   const [created, setCreated] = useState<TokenCreated | null>(null);
   const [revoking, setRevoking] = useState<Token | null>(null);
 

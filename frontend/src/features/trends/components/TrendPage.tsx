@@ -9,11 +9,13 @@ import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { Skeleton } from "@/components/Skeleton";
 import { formatCompact, formatDeltaPct } from "@/lib/format";
+import { useTitle } from "@/lib/use-title";
 import { type Trend, trendMetricsQueryOptions, trendQueryOptions } from "../api";
 import { chosenMetric, compareHref, groupMetrics, withMetric } from "../trend-state";
 
 export function TrendPage() {
   const { slug = "" } = useParams();
+  useTitle("Trend", slug);
   const [params, setParams] = useSearchParams();
   const navigate = useNavigate();
   const metrics = useQuery(trendMetricsQueryOptions(slug));
@@ -24,7 +26,6 @@ export function TrendPage() {
 
   return (
     <main className="page">
-      <title>{`Trend · ${slug} · perflab`}</title>
       <div className="page-header">
         <div>
           <h1>Trend</h1>
