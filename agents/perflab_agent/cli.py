@@ -1,4 +1,4 @@
-"""Command line: `perflab-agent daemon | run | upload | import | compare`, and the options they share."""
+"""Command line: `perflab-agent daemon | run | upload | import | compare | trend`, and the options they share."""
 
 import argparse
 import logging
@@ -143,6 +143,11 @@ def build_parser():
                       help="metric the gate checks (repeatable; default: wrk.requests_per_sec and "
                            "wrk.latency_percentiles_ms.99; 'wrk.' may be left out)")
     cmp_.add_argument("experiments", nargs="*", metavar="EXPERIMENT")
+
+    trend = sub.add_parser("trend", parents=[common], help="one metric across experiments, with change points")
+    trend.add_argument("--project", required=True)
+    trend.add_argument("--metric", required=True, metavar="KEY", help="e.g. wrk.requests_per_sec, vmstat.sy@proxy")
+    trend.add_argument("--format", choices=["table", "json"], default="table")
     return parser
 
 
@@ -239,4 +244,7 @@ def _dispatch(parser, args, token):
         return commands.upload(client, args)
     if args.command == "import":
         return commands.import_files(client, args)
+    if args.command == "trend":
+        from perflab_agent.trend import trend as trend_command
+        return trend_command(client, args)
     return commands.compare(client, args)

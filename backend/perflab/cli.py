@@ -237,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("name")
     s.add_argument("--slug")
     s.set_defaults(func=cmd_project_create)
+    from perflab.members.cli import add_commands as add_member_commands
+
+    add_member_commands(project)
 
     token = sub.add_parser("token", help="manage agent tokens").add_subparsers(dest="token_command", required=True)
     s = token.add_parser("create")

@@ -2,12 +2,16 @@
 
 Handlers declare what they need (`db: SessionDep, user: CurrentUser, project: ReadableProject`)
 and every access rule lives here, so no route can forget one.
+
+Access to a project: admins everything; other users by their role in it (viewer reads, member
+writes, owner manages members, tokens, settings and deletion); agent tokens by scope, in their own
+project only. A project someone cannot read answers 404, never 403, so its existence does not leak.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Annotated
 
@@ -20,6 +24,7 @@ from perflab.auth import service as auth_service
 from perflab.auth.models import User, UserSession
 from perflab.db import touch_row, unit_of_work
 from perflab.errors import Forbidden, NotFound, Unauthorized
+from perflab.members import service as members_service
 from perflab.projects.models import Project
 from perflab.tokens.models import AgentToken
 
@@ -45,6 +50,8 @@ class Principal:
     user: User | None = None
     user_session: UserSession | None = None
     token: AgentToken | None = None
+    # {project_id: role} for users, loaded once per request.
+    roles: dict[int, str] = field(default_factory=dict)
 
     @property
     def is_admin(self) -> bool:
@@ -88,7 +95,7 @@ def get_principal(request: Request, db: SessionDep) -> Principal:
         sent = request.headers.get(CSRF_HEADER, "")
         if not sent or not security.constant_time_equal(sent, user_session.csrf_token):
             raise Forbidden("missing or wrong CSRF token (send the X-CSRF-Token header)")
-    return Principal(user=user, user_session=user_session)
+    return Principal(user=user, user_session=user_session, roles=members_service.roles_of(db, user_id=user.id))
 
 
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
@@ -112,14 +119,40 @@ def get_admin(user: CurrentUser) -> User:
 AdminUser = Annotated[User, Depends(get_admin)]
 
 
-def _require_scope(principal: Principal, project: Project, scope: str) -> None:
+# What each need asks of a role, and which token scope stands for it.
+_ROLE_RANK = {"viewer": 1, "member": 2, "owner": 3}
+_NEED_RANK = {"read": 1, "write": 2, "ingest": 2, "owner": 3}
+_NEED_SCOPE = {"read": "read", "write": "ingest", "ingest": "ingest"}
+
+
+def role_in(principal: Principal, project: Project) -> str | None:
+    """The caller's role in a project: "admin", "owner", "member", "viewer", or None (not visible)."""
+    if principal.is_admin:
+        return "admin"
+    return principal.roles.get(project.id)
+
+
+def check_project_access(principal: Principal, project: Project, need: str, *, missing: str | None = None) -> None:
+    """need: "read", "write" ("ingest" for tokens is the same) or "owner". ``missing`` is the 404 text
+    for routes that reach the project through another object, so it reads like that object is absent."""
+    # Callers that reach the project through another object pass its own "no run X" text; the
+    # default names nothing, so an id never reveals which project holds it.
+    not_found = NotFound(missing or "not found")
     if principal.user is not None:
+        role = role_in(principal, project)
+        if role is None:
+            raise not_found
+        if role != "admin" and _ROLE_RANK[role] < _NEED_RANK[need]:
+            wanted = "an owner" if need == "owner" else "a member or an owner"
+            raise Forbidden(f"you are a {role} of {project.slug!r}; this needs {wanted}")
         return
     token = principal.token
     assert token is not None
     if token.project_id != project.id:
-        # Don't reveal that another project exists.
-        raise NotFound(f"no project {project.slug!r}")
+        raise not_found
+    if need == "owner":
+        raise Forbidden("agent tokens cannot manage a project; log in as one of its owners")
+    scope = _NEED_SCOPE[need]
     if scope not in token.scopes:
         raise Forbidden(f"this token lacks the {scope!r} scope")
 
@@ -131,26 +164,35 @@ def _project_by_slug(db: Session, slug: str) -> Project:
     return project
 
 
+def project_by_id(db: Session, project_id: int) -> Project:
+    project = db.get(Project, project_id)
+    assert project is not None  # every object's project_id is a foreign key
+    return project
+
+
 def readable_project(slug: str, principal: PrincipalDep, db: SessionDep) -> Project:
     project = _project_by_slug(db, slug)
-    _require_scope(principal, project, "read")
+    check_project_access(principal, project, "read", missing=f"no project {slug!r}")
     return project
 
 
 def writable_project(slug: str, principal: PrincipalDep, db: SessionDep) -> Project:
-    """Writes by users (members may write any project) or by ingest-scoped tokens of that project."""
+    """Writes by members and owners, or by ingest-scoped tokens of that project."""
     project = _project_by_slug(db, slug)
-    _require_scope(principal, project, "ingest")
+    check_project_access(principal, project, "write", missing=f"no project {slug!r}")
+    return project
+
+
+def owned_project(slug: str, principal: PrincipalDep, db: SessionDep) -> Project:
+    """Members, tokens and settings: owners (and admins) only."""
+    project = _project_by_slug(db, slug)
+    check_project_access(principal, project, "owner", missing=f"no project {slug!r}")
     return project
 
 
 ReadableProject = Annotated[Project, Depends(readable_project)]
 WritableProject = Annotated[Project, Depends(writable_project)]
-
-
-def check_project_access(principal: Principal, project: Project, scope: str) -> None:
-    """For routes that find the project through another object (a run, an experiment)."""
-    _require_scope(principal, project, scope)
+OwnedProject = Annotated[Project, Depends(owned_project)]
 
 
 def ingest_token(principal: PrincipalDep) -> AgentToken:

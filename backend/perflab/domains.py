@@ -8,6 +8,7 @@ from types import ModuleType
 ROUTER_MODULES = (
     "perflab.auth.router",
     "perflab.projects.router",
+    "perflab.members.router",
     "perflab.tokens.router",
     "perflab.experiments.router",
     "perflab.runs.router",
@@ -22,6 +23,7 @@ ROUTER_MODULES = (
     "perflab.sharing.router",
     "perflab.profiles.router",
     "perflab.findings.router",
+    "perflab.trends.router",
 )
 
 CLI_MODULES = ("perflab.runs.cli", "perflab.profiles.cli", "perflab.demo")

@@ -5,6 +5,7 @@ from perflab.auth.models import User, UserSession
 from perflab.decisions.models import Decision
 from perflab.experiments.models import Experiment
 from perflab.hosts.models import Host
+from perflab.members.models import ProjectMember
 from perflab.notes.models import Note
 from perflab.profiles.models import Profile, ProfileFunction
 from perflab.projects.models import Project
@@ -32,6 +33,7 @@ __all__ = [
     "Profile",
     "ProfileFunction",
     "Project",
+    "ProjectMember",
     "RawChunk",
     "RawChunkPart",
     "Run",

@@ -86,6 +86,8 @@ def test_decisions_validate_and_belong_to_their_project(
     assert client.post(f"/api/projects/{slug}/decisions",
                        json={**base, "comparison_short_id": "nope"}).status_code == 404
     mine = client.post(f"/api/projects/{slug}/decisions", json=base).json()
+    # The member is a member of this project (others would not even see it).
+    client.post(f"/api/projects/{slug}/members", json={"email": "member@example.test", "role": "member"})
     assert member.delete(f"/api/decisions/{mine['id']}").status_code == 403
     assert client.delete(f"/api/decisions/{mine['id']}").status_code == 204
     assert client.get(f"/api/decisions/{mine['id']}").status_code == 404

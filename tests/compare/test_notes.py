@@ -78,6 +78,8 @@ def test_only_the_author_or_an_admin_edits_and_tokens_only_read(
 ) -> None:
     slug = small_investigation.slug
     mine = client.post(f"/api/projects/{slug}/notes", json={"body_md": "admin's note"}).json()
+    # The member is a member of this project (others would not even see it).
+    client.post(f"/api/projects/{slug}/members", json={"email": "member@example.test", "role": "member"})
     theirs = member.post(f"/api/projects/{slug}/notes", json={"body_md": "member's note"}).json()
     assert member.patch(f"/api/notes/{mine['id']}", json={"body_md": "hijacked"}).status_code == 403
     assert member.delete(f"/api/notes/{mine['id']}").status_code == 403

@@ -159,6 +159,8 @@ def test_revocation_and_expiry_act_on_the_next_request(
     link = _share(client, saved["short_id"])
     other = _share(client, saved["short_id"], expires_in_days=1)
     assert anon.get(f"/api/share/{link['token']}").status_code == 200
+    # The member is a member of this project (others would not even see it).
+    client.post(f"/api/projects/{small_investigation.slug}/members", json={"email": "member@example.test", "role": "member"})
     # Only whoever created it (or an admin) revokes; a member who did not create it may not.
     assert member.delete(f"/api/share-links/{link['id']}").status_code == 403
     members_link = _share(member, saved["short_id"])

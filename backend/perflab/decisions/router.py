@@ -18,6 +18,7 @@ from perflab.deps import (
     PrincipalDep,
     ReadableProject,
     SessionDep,
+    WritableProject,
     check_project_access,
 )
 from perflab.experiments.router import ReadableExperiment
@@ -34,11 +35,18 @@ def _project(db: SessionDep, decision: Decision) -> Project:
 
 def readable_decision(decision_id: int, principal: PrincipalDep, db: SessionDep) -> Decision:
     decision = service.get_decision(db, decision_id=decision_id)
-    check_project_access(principal, _project(db, decision), "read")
+    check_project_access(principal, _project(db, decision), "read", missing=f"no decision {decision_id}")
+    return decision
+
+
+def writable_decision(decision_id: int, principal: PrincipalDep, db: SessionDep) -> Decision:
+    decision = service.get_decision(db, decision_id=decision_id)
+    check_project_access(principal, _project(db, decision), "write", missing=f"no decision {decision_id}")
     return decision
 
 
 ReadableDecision = Annotated[Decision, Depends(readable_decision)]
+WritableDecision = Annotated[Decision, Depends(writable_decision)]
 
 
 def _read(db: SessionDep, decisions: list[Decision]) -> list[DecisionRead]:
@@ -63,7 +71,7 @@ def list_decisions(
 
 
 @router.post("/api/projects/{slug}/decisions", response_model=DecisionRead, status_code=201)
-def create_decision(body: DecisionCreate, project: ReadableProject, user: CurrentUser, db: SessionDep) -> DecisionRead:
+def create_decision(body: DecisionCreate, project: WritableProject, user: CurrentUser, db: SessionDep) -> DecisionRead:
     row = service.create_decision(db, project=project, author=user, **body.model_dump())
     return _read(db, [row])[0]
 
@@ -74,14 +82,14 @@ def get_decision(decision: ReadableDecision, db: SessionDep) -> DecisionRead:
 
 
 @router.patch("/api/decisions/{decision_id}", response_model=DecisionRead)
-def update_decision(body: DecisionUpdate, decision: ReadableDecision, _: CurrentUser, db: SessionDep) -> DecisionRead:
+def update_decision(body: DecisionUpdate, decision: WritableDecision, _: CurrentUser, db: SessionDep) -> DecisionRead:
     row = service.update_decision(db, decision=decision, project=_project(db, decision),
                                   changes=body.model_dump(exclude_unset=True))
     return _read(db, [row])[0]
 
 
 @router.delete("/api/decisions/{decision_id}", status_code=204)
-def delete_decision(decision: ReadableDecision, user: CurrentUser, db: SessionDep) -> None:
+def delete_decision(decision: WritableDecision, user: CurrentUser, db: SessionDep) -> None:
     service.delete_decision(db, decision=decision, user=user)
 
 

@@ -10,7 +10,9 @@ from perflab.deps import (
     PrincipalDep,
     ReadableProject,
     SessionDep,
+    WritableProject,
     check_project_access,
+    project_by_id,
 )
 from perflab.experiments import service
 from perflab.experiments.models import Experiment
@@ -32,11 +34,19 @@ def readable_experiment(experiment_id: int, principal: PrincipalDep, db: Session
     exp = service.get_experiment(db, experiment_id=experiment_id)
     project = db.get(Project, exp.project_id)
     assert project is not None
-    check_project_access(principal, project, "read")
+    check_project_access(principal, project, "read", missing=f"no experiment {experiment_id}")
+    return exp
+
+
+def writable_experiment(experiment_id: int, principal: PrincipalDep, db: SessionDep) -> Experiment:
+    exp = service.get_experiment(db, experiment_id=experiment_id)
+    check_project_access(principal, project_by_id(db, exp.project_id), "write",
+                         missing=f"no experiment {experiment_id}")
     return exp
 
 
 ReadableExperiment = Annotated[Experiment, Depends(readable_experiment)]
+WritableExperiment = Annotated[Experiment, Depends(writable_experiment)]
 
 
 def list_item(row: dict) -> ExperimentListItem:  # type: ignore[type-arg]
@@ -77,7 +87,7 @@ def list_experiments(
 
 
 @router.post("/api/projects/{slug}/experiments", response_model=ExperimentRead, status_code=201)
-def create_experiment(body: ExperimentCreate, project: ReadableProject, _: CurrentUser, db: SessionDep) -> ExperimentRead:
+def create_experiment(body: ExperimentCreate, project: WritableProject, _: CurrentUser, db: SessionDep) -> ExperimentRead:
     return ExperimentRead.model_validate(
         service.create_experiment(
             db, project=project, name=body.name, hypothesis=body.hypothesis, tags=body.tags, status=body.status
@@ -92,7 +102,7 @@ def get_experiment(experiment: ReadableExperiment) -> ExperimentRead:
 
 @router.patch("/api/experiments/{experiment_id}", response_model=ExperimentRead)
 def update_experiment(
-    body: ExperimentUpdate, experiment: ReadableExperiment, _: CurrentUser, db: SessionDep
+    body: ExperimentUpdate, experiment: WritableExperiment, _: CurrentUser, db: SessionDep
 ) -> ExperimentRead:
     return ExperimentRead.model_validate(
         service.update_experiment(db, experiment=experiment, changes=body.model_dump(exclude_unset=True))

@@ -10,7 +10,9 @@ from perflab.deps import (
     PrincipalDep,
     ReadableProject,
     SessionDep,
+    WritableProject,
     check_project_access,
+    project_by_id,
 )
 from perflab.notes import service
 from perflab.notes.models import Note
@@ -24,11 +26,18 @@ def readable_note(note_id: int, principal: PrincipalDep, db: SessionDep) -> Note
     note = service.get_note(db, note_id=note_id)
     project = db.get(Project, note.project_id)
     assert project is not None
-    check_project_access(principal, project, "read")
+    check_project_access(principal, project, "read", missing=f"no note {note_id}")
+    return note
+
+
+def writable_note(note_id: int, principal: PrincipalDep, db: SessionDep) -> Note:
+    note = service.get_note(db, note_id=note_id)
+    check_project_access(principal, project_by_id(db, note.project_id), "write", missing=f"no note {note_id}")
     return note
 
 
 ReadableNote = Annotated[Note, Depends(readable_note)]
+WritableNote = Annotated[Note, Depends(writable_note)]
 
 
 def _read(note: Note, emails: dict[int, str]) -> NoteRead:
@@ -47,7 +56,7 @@ def list_notes(
 
 
 @router.post("/api/projects/{slug}/notes", response_model=NoteRead, status_code=201)
-def create_note(body: NoteCreate, project: ReadableProject, user: CurrentUser, db: SessionDep) -> NoteRead:
+def create_note(body: NoteCreate, project: WritableProject, user: CurrentUser, db: SessionDep) -> NoteRead:
     note = service.create_note(db, project=project, author=user, body_md=body.body_md, experiment_id=body.experiment_id,
                                run_id=body.run_id, t_start_s=body.t_start_s, t_end_s=body.t_end_s)
     return _read(note, {user.id: user.email})
@@ -59,11 +68,11 @@ def get_note(note: ReadableNote, db: SessionDep) -> NoteRead:
 
 
 @router.patch("/api/notes/{note_id}", response_model=NoteRead)
-def update_note(body: NoteUpdate, note: ReadableNote, user: CurrentUser, db: SessionDep) -> NoteRead:
+def update_note(body: NoteUpdate, note: WritableNote, user: CurrentUser, db: SessionDep) -> NoteRead:
     note = service.update_note(db, note=note, user=user, changes=body.model_dump(exclude_unset=True))
     return _read(note, service.author_emails(db, notes=[note]))
 
 
 @router.delete("/api/notes/{note_id}", status_code=204)
-def delete_note(note: ReadableNote, user: CurrentUser, db: SessionDep) -> None:
+def delete_note(note: WritableNote, user: CurrentUser, db: SessionDep) -> None:
     service.delete_note(db, note=note, user=user)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from perflab.deps import AdminUser, CurrentUser, ReadableProject, SessionDep
+from perflab.deps import CurrentUser, OwnedProject, ReadableProject, SessionDep
 from perflab.projects import service
 from perflab.projects.schemas import (
     ProjectCreate,
@@ -15,7 +15,8 @@ router = APIRouter(prefix="/api/projects", tags=["projects"])
 
 
 @router.get("", response_model=list[ProjectListItem])
-def list_projects(_: CurrentUser, db: SessionDep) -> list[ProjectListItem]:
+def list_projects(user: CurrentUser, db: SessionDep) -> list[ProjectListItem]:
+    """Admins see every project; everyone else the projects they are a member of."""
     return [
         ProjectListItem(
             **ProjectRead.model_validate(row["project"]).model_dump(),
@@ -23,14 +24,15 @@ def list_projects(_: CurrentUser, db: SessionDep) -> list[ProjectListItem]:
             run_count=row["run_count"],
             last_run_at=row["last_run_at"],
         )
-        for row in service.list_projects(db)
+        for row in service.list_projects(db, member_id=None if user.role == "admin" else user.id)
     ]
 
 
 @router.post("", response_model=ProjectRead, status_code=201)
-def create_project(body: ProjectCreate, _: CurrentUser, db: SessionDep) -> ProjectRead:
+def create_project(body: ProjectCreate, user: CurrentUser, db: SessionDep) -> ProjectRead:
+    """Whoever creates a project becomes its owner."""
     return ProjectRead.model_validate(
-        service.create_project(db, name=body.name, slug=body.slug, description=body.description)
+        service.create_project(db, name=body.name, slug=body.slug, description=body.description, owner_id=user.id)
     )
 
 
@@ -40,7 +42,7 @@ def get_project(project: ReadableProject) -> ProjectRead:
 
 
 @router.patch("/{slug}", response_model=ProjectRead)
-def update_project(body: ProjectUpdate, project: ReadableProject, _: CurrentUser, db: SessionDep) -> ProjectRead:
+def update_project(body: ProjectUpdate, project: OwnedProject, _: CurrentUser, db: SessionDep) -> ProjectRead:
     return ProjectRead.model_validate(
         service.update_project(db, project=project, name=body.name, description=body.description,
                                validity=body.validity.model_dump() if body.validity else None)
@@ -48,5 +50,5 @@ def update_project(body: ProjectUpdate, project: ReadableProject, _: CurrentUser
 
 
 @router.delete("/{slug}", status_code=204)
-def delete_project(project: ReadableProject, _: AdminUser, db: SessionDep) -> None:
+def delete_project(project: OwnedProject, _: CurrentUser, db: SessionDep) -> None:
     service.delete_project(db, project=project)

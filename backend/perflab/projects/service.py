@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from perflab.errors import BadInput, Conflict, NotFound
 from perflab.experiments.models import Experiment
+from perflab.members.models import ProjectMember
 from perflab.projects.models import Project
 from perflab.runs.models import Run
 
@@ -20,7 +21,9 @@ def slugify(name: str) -> str:
     return slug[:100] or "project"
 
 
-def create_project(session: Session, *, name: str, slug: str | None = None, description: str = "") -> Project:
+def create_project(
+    session: Session, *, name: str, slug: str | None = None, description: str = "", owner_id: int | None = None
+) -> Project:
     slug = slug or slugify(name)
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", slug):
         raise BadInput(f"slug {slug!r} may only contain lowercase letters, digits and '-'")
@@ -29,6 +32,9 @@ def create_project(session: Session, *, name: str, slug: str | None = None, desc
     project = Project(name=name.strip(), slug=slug, description=description)
     session.add(project)
     session.flush()
+    if owner_id is not None:
+        session.add(ProjectMember(project_id=project.id, user_id=owner_id, role="owner"))
+        session.flush()
     return project
 
 
@@ -39,7 +45,8 @@ def get_by_slug(session: Session, *, slug: str) -> Project:
     return project
 
 
-def list_projects(session: Session) -> list[dict[str, Any]]:
+def list_projects(session: Session, *, member_id: int | None = None) -> list[dict[str, Any]]:
+    """Every project, or only those ``member_id`` is a member of."""
     exp_counts = (
         select(Experiment.project_id, func.count().label("n")).group_by(Experiment.project_id).subquery()
     )
@@ -48,12 +55,15 @@ def list_projects(session: Session) -> list[dict[str, Any]]:
         .group_by(Run.project_id)
         .subquery()
     )
-    rows = session.execute(
+    query = (
         select(Project, exp_counts.c.n, run_counts.c.n, run_counts.c.last)
         .outerjoin(exp_counts, exp_counts.c.project_id == Project.id)
         .outerjoin(run_counts, run_counts.c.project_id == Project.id)
         .order_by(Project.name)
-    ).all()
+    )
+    if member_id is not None:
+        query = query.where(Project.id.in_(select(ProjectMember.project_id).where(ProjectMember.user_id == member_id)))
+    rows = session.execute(query).all()
     out = []
     for project, n_exp, n_run, last in rows:
         last_at: datetime | None = last

@@ -28,7 +28,7 @@ def readable_run(run_id: str, principal: PrincipalDep, db: SessionDep) -> Run:
     run = service.get_run(db, run_id=service.parse_run_id(run_id))
     project = db.get(Project, run.project_id)
     assert project is not None
-    check_project_access(principal, project, "read")
+    check_project_access(principal, project, "read", missing=f"no run {run.id}")
     return run
 
 
@@ -36,7 +36,7 @@ def writable_run(run_id: str, principal: PrincipalDep, db: SessionDep) -> Run:
     run = service.get_run(db, run_id=service.parse_run_id(run_id))
     project = db.get(Project, run.project_id)
     assert project is not None
-    check_project_access(principal, project, "ingest")
+    check_project_access(principal, project, "write", missing=f"no run {run.id}")
     return run
 
 

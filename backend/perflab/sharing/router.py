@@ -27,7 +27,9 @@ from perflab.deps import (
     PrincipalDep,
     ReadableProject,
     SessionDep,
+    WritableProject,
     check_project_access,
+    project_by_id,
 )
 from perflab.errors import AppError, Forbidden
 from perflab.projects.models import Project
@@ -61,11 +63,19 @@ def readable_comparison(short_id: str, principal: PrincipalDep, db: SessionDep) 
     comparison = service.get_comparison(db, short_id=short_id)
     project = db.get(Project, comparison.project_id)
     assert project is not None
-    check_project_access(principal, project, "read")
+    check_project_access(principal, project, "read", missing=f"no comparison {short_id!r}")
+    return comparison
+
+
+def writable_comparison(short_id: str, principal: PrincipalDep, db: SessionDep) -> Comparison:
+    comparison = service.get_comparison(db, short_id=short_id)
+    check_project_access(principal, project_by_id(db, comparison.project_id), "write",
+                         missing=f"no comparison {short_id!r}")
     return comparison
 
 
 ReadableComparison = Annotated[Comparison, Depends(readable_comparison)]
+WritableComparison = Annotated[Comparison, Depends(writable_comparison)]
 
 
 def member_url(short_id: str) -> str:
@@ -93,7 +103,7 @@ def _compare(db: SessionDep, comparison: Comparison) -> CompareReply:
 
 
 @router.post("/api/projects/{slug}/comparisons", response_model=ComparisonRead, status_code=201)
-def save_comparison(body: ComparisonCreate, project: ReadableProject, user: CurrentUser, db: SessionDep
+def save_comparison(body: ComparisonCreate, project: WritableProject, user: CurrentUser, db: SessionDep
                     ) -> ComparisonRead:
     row = service.save_comparison(db, project=project, user=user, baseline=body.baseline,
                                   experiments=body.experiments, title=body.title,
@@ -154,7 +164,7 @@ def _link_read(link: ShareLink, comparison: Comparison, emails: dict[int, str]) 
 
 
 @router.post("/api/comparisons/{short_id}/share-links", response_model=ShareLinkCreated, status_code=201)
-def create_share_link(body: ShareLinkCreate, comparison: ReadableComparison, user: CurrentUser, db: SessionDep
+def create_share_link(body: ShareLinkCreate, comparison: WritableComparison, user: CurrentUser, db: SessionDep
                       ) -> ShareLinkCreated:
     token, link = service.create_share_link(db, comparison=comparison, user=user,
                                             expires_in_days=body.expires_in_days, note=body.note)
@@ -174,7 +184,7 @@ def revoke_share_link(link_id: int, principal: PrincipalDep, user: CurrentUser, 
     link, comparison = service.get_share_link(db, link_id=link_id)
     project = db.get(Project, comparison.project_id)
     assert project is not None
-    check_project_access(principal, project, "read")
+    check_project_access(principal, project, "write", missing=f"no share link {link_id}")
     service.revoke_share_link(db, link=link, user=user)
     return _link_read(link, comparison, {user.id: user.email})
 

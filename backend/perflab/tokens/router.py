@@ -1,21 +1,33 @@
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
 
-from perflab.deps import CurrentUser, ReadableProject, SessionDep
+from fastapi import APIRouter, Depends
+
+from perflab.deps import CurrentUser, OwnedProject, PrincipalDep, SessionDep, check_project_access, project_by_id
 from perflab.tokens import service
+from perflab.tokens.models import AgentToken
 from perflab.tokens.schemas import TokenCreate, TokenCreated, TokenRead
 
 router = APIRouter(tags=["tokens"])
 
 
+def owned_token(token_id: int, principal: PrincipalDep, db: SessionDep) -> AgentToken:
+    token = service.get_token(db, token_id=token_id)
+    check_project_access(principal, project_by_id(db, token.project_id), "owner", missing=f"no token {token_id}")
+    return token
+
+
+OwnedToken = Annotated[AgentToken, Depends(owned_token)]
+
+
 @router.get("/api/projects/{slug}/tokens", response_model=list[TokenRead])
-def list_tokens(project: ReadableProject, _: CurrentUser, db: SessionDep) -> list[TokenRead]:
+def list_tokens(project: OwnedProject, _: CurrentUser, db: SessionDep) -> list[TokenRead]:
     return [TokenRead.model_validate(t) for t in service.list_tokens(db, project=project)]
 
 
 @router.post("/api/projects/{slug}/tokens", response_model=TokenCreated, status_code=201)
-def create_token(body: TokenCreate, project: ReadableProject, user: CurrentUser, db: SessionDep) -> TokenCreated:
+def create_token(body: TokenCreate, project: OwnedProject, user: CurrentUser, db: SessionDep) -> TokenCreated:
     token, row = service.create_token(
         db, project=project, name=body.name, scopes=list(body.scopes), created_by_id=user.id
     )
@@ -23,5 +35,5 @@ def create_token(body: TokenCreate, project: ReadableProject, user: CurrentUser,
 
 
 @router.delete("/api/tokens/{token_id}", response_model=TokenRead)
-def revoke_token(token_id: int, _: CurrentUser, db: SessionDep) -> TokenRead:
-    return TokenRead.model_validate(service.revoke_token(db, token=service.get_token(db, token_id=token_id)))
+def revoke_token(token: OwnedToken, _: CurrentUser, db: SessionDep) -> TokenRead:
+    return TokenRead.model_validate(service.revoke_token(db, token=token))

@@ -589,10 +589,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Projects */
+        /**
+         * List Projects
+         * @description Admins see every project; everyone else the projects they are a member of.
+         */
         get: operations["projects-list_projects"];
         put?: never;
-        /** Create Project */
+        /**
+         * Create Project
+         * @description Whoever creates a project becomes its owner.
+         */
         post: operations["projects-create_project"];
         delete?: never;
         options?: never;
@@ -809,6 +815,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{slug}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Members
+         * @description Everyone who can read a project sees who else can; ``my_role`` tells the UI what to offer.
+         */
+        get: operations["members-list_members"];
+        put?: never;
+        /**
+         * Add Member
+         * @description Adds a user by email, or changes the role of one already there (200).
+         */
+        post: operations["members-add_member"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove Member */
+        delete: operations["members-remove_member"];
+        options?: never;
+        head?: never;
+        /** Update Member */
+        patch: operations["members-update_member"];
+        trace?: never;
+    };
     "/api/projects/{slug}/notes": {
         parameters: {
             query?: never;
@@ -890,6 +938,47 @@ export interface paths {
         put?: never;
         /** Create Token */
         post: operations["tokens-create_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/trend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Trend
+         * @description One metric across the project's experiments in time order, every run as a point, the median
+         *     per experiment (invalid runs excluded), decisions and notes as markers, and change points.
+         */
+        get: operations["trends-trend"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/trend/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Trend Metrics
+         * @description Every metric the project has values for, with the number of runs behind it.
+         */
+        get: operations["trends-trend_metrics"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1252,6 +1341,19 @@ export interface components {
              * @enum {string}
              */
             verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+        };
+        /** ChangePointMethod */
+        ChangePointMethod: {
+            /** Alpha */
+            alpha: number;
+            /** Description */
+            description: string;
+            /** Min Size */
+            min_size: number;
+            /** Name */
+            name: string;
+            /** Permutations */
+            permutations: number;
         };
         /** ChangeSet */
         ChangeSet: {
@@ -1957,6 +2059,49 @@ export interface components {
              * @enum {string}
              */
             role: "admin" | "member";
+        };
+        /** MemberAdd */
+        MemberAdd: {
+            /** Email */
+            email: string;
+            /**
+             * Role
+             * @default member
+             * @enum {string}
+             */
+            role?: "owner" | "member" | "viewer";
+        };
+        /** MemberRead */
+        MemberRead: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Email */
+            email: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "owner" | "member" | "viewer";
+            /** User Id */
+            user_id: number;
+        };
+        /** MemberUpdate */
+        MemberUpdate: {
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "owner" | "member" | "viewer";
+        };
+        /** MembersReply */
+        MembersReply: {
+            /** Members */
+            members: components["schemas"]["MemberRead"][];
+            /** My Role */
+            my_role: ("owner" | "member" | "viewer" | "admin") | null;
         };
         /**
          * MetricVerdict
@@ -3017,6 +3162,116 @@ export interface components {
             revoked_at: string | null;
             /** Scopes */
             scopes: string[];
+        };
+        /** TrendChangePoint */
+        TrendChangePoint: {
+            /** After Median */
+            after_median: number;
+            /** Before Median */
+            before_median: number;
+            /** Delta Pct */
+            delta_pct: number | null;
+            /** Experiment */
+            experiment: string;
+            /** Experiment Id */
+            experiment_id: number;
+            /** Index */
+            index: number;
+            /** P Value */
+            p_value: number;
+            /** Previous Experiment */
+            previous_experiment: string;
+            /** Previous Experiment Id */
+            previous_experiment_id: number;
+        };
+        /** TrendExperiment */
+        TrendExperiment: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Change Point */
+            change_point: boolean;
+            /** Experiment */
+            experiment: string;
+            /** Experiment Id */
+            experiment_id: number;
+            /** Markers */
+            markers: components["schemas"]["TrendMarker"][];
+            /** Max */
+            max: number | null;
+            /** Median */
+            median: number | null;
+            /** Min */
+            min: number | null;
+            /** N */
+            n: number;
+            /** N Invalid */
+            n_invalid: number;
+            /** Runs */
+            runs: components["schemas"]["TrendRun"][];
+        };
+        /** TrendMarker */
+        TrendMarker: {
+            /** Id */
+            id: number;
+            /** Kind */
+            kind: string;
+            /** Status */
+            status?: string | null;
+            /** Text */
+            text: string;
+        };
+        /** TrendMetric */
+        TrendMetric: {
+            /** Higher Is Better */
+            higher_is_better: boolean | null;
+            /** Key */
+            key: string;
+            /** Kind */
+            kind: string;
+            /** Label */
+            label: string;
+            /** Runs */
+            runs: number;
+            /** Unit */
+            unit: string;
+        };
+        /** TrendReply */
+        TrendReply: {
+            /** Change Points */
+            change_points: components["schemas"]["TrendChangePoint"][];
+            /** Experiments */
+            experiments: components["schemas"]["TrendExperiment"][];
+            /** Higher Is Better */
+            higher_is_better: boolean | null;
+            /** Label */
+            label: string;
+            method: components["schemas"]["ChangePointMethod"];
+            /** Metric */
+            metric: string;
+            /** Unit */
+            unit: string;
+        };
+        /** TrendRun */
+        TrendRun: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Label */
+            label: string;
+            /**
+             * Run Id
+             * Format: uuid
+             */
+            run_id: string;
+            /** Validity */
+            validity: string;
+            /** Value */
+            value: number;
         };
         /** UserCreate */
         UserCreate: {
@@ -4981,6 +5236,138 @@ export interface operations {
             };
         };
     };
+    "members-list_members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembersReply"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "members-add_member": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberAdd"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "members-remove_member": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "members-update_member": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "notes-list_notes": {
         parameters: {
             query?: {
@@ -5201,6 +5588,73 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TokenCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "trends-trend": {
+        parameters: {
+            query: {
+                /** @description a key from /trend/metrics */
+                metric: string;
+                /** @description change-point significance level */
+                alpha?: number;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrendReply"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "trends-trend_metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrendMetric"][];
                 };
             };
             /** @description Validation Error */

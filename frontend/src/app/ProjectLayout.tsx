@@ -4,17 +4,20 @@ import { Link, Outlet, useLocation, useParams } from "react-router";
 import { ErrorBox } from "@/components/ErrorBox";
 import { Skeleton } from "@/components/Skeleton";
 import { projectQueryOptions } from "@/features/projects";
+import { useProjectRole } from "@/lib/project-role";
 
 // Experiment, run, import and compare pages belong to the Experiments tab: it stays highlighted there.
 const TABS = [
   { to: "", label: "Experiments" },
+  { to: "trends", label: "Trends" },
   { to: "hosts", label: "Hosts" },
+  { to: "members", label: "Members" },
   { to: "tokens", label: "Tokens" },
 ] as const;
 
 function activeTab(pathname: string, slug: string): string {
   const rest = pathname.slice(`/p/${slug}`.length).split("/")[1] ?? "";
-  return rest === "hosts" || rest === "tokens" ? rest : "";
+  return TABS.some((t) => t.to && t.to === rest) ? rest : "";
 }
 
 export function ProjectLayout() {
@@ -22,6 +25,9 @@ export function ProjectLayout() {
   const project = useQuery(projectQueryOptions(slug));
   const { pathname } = useLocation();
   const current = activeTab(pathname, slug);
+  // Tokens are managed by owners only: the tab is not offered to anyone else.
+  const { canManage } = useProjectRole(slug);
+  const tabs = TABS.filter((t) => t.to !== "tokens" || canManage);
 
   if (project.error) {
     return (
@@ -47,7 +53,7 @@ export function ProjectLayout() {
           </span>
         </div>
         <nav className="tabs" aria-label="Project">
-          {TABS.map((t) => (
+          {tabs.map((t) => (
             <Link
               key={t.label}
               to={t.to ? `/p/${slug}/${t.to}` : `/p/${slug}`}

@@ -5,6 +5,7 @@ import { SkeletonBlock } from "@/components/Skeleton";
 import { LoginPage, RequireAuth } from "@/features/auth";
 import { ExperimentPage, ExperimentsPage } from "@/features/experiments";
 import { HostsPage } from "@/features/hosts";
+import { MembersPage } from "@/features/members";
 import { ProjectsPage } from "@/features/projects";
 import { RunRedirect } from "@/features/runs/components/RunRedirect";
 import { TokensPage } from "@/features/tokens";
@@ -19,6 +20,7 @@ const savedComparisonPage = async () => ({
 });
 const sharePage = async () => ({ Component: (await import("@/features/compare")).SharePage });
 const runPage = async () => ({ Component: (await import("@/features/runs")).RunPage });
+const trendPage = async () => ({ Component: (await import("@/features/trends")).TrendPage });
 const importPage = async () => ({ Component: (await import("@/features/imports")).ImportPage });
 const runProfilesPage = async () => ({ Component: (await import("@/features/profiles")).RunProfilesPage });
 const profileComparePage = async () => ({
@@ -66,6 +68,8 @@ export function createAppRouter() {
                 { path: "profiles/:profileId", lazy: profileViewerPage, hydrateFallbackElement: loading },
                 { path: "hosts", element: <HostsPage /> },
                 { path: "tokens", element: <TokensPage /> },
+                { path: "members", element: <MembersPage /> },
+                { path: "trends", lazy: trendPage, hydrateFallbackElement: loading },
                 { path: "import", lazy: importPage, hydrateFallbackElement: loading },
                 { path: "compare", lazy: comparePage, hydrateFallbackElement: loading },
               ],

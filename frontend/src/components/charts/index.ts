@@ -6,3 +6,5 @@ export type { OverlayBand, OverlaySeries } from "./OverlayChart";
 export { OverlayChart } from "./OverlayChart";
 export type { TimeAnnotation, TimePoint, TimeSeries } from "./TimeSeriesChart";
 export { TimeSeriesChart } from "./TimeSeriesChart";
+export type { TrendChange, TrendLevel, TrendMarkerTick, TrendRunPoint } from "./TrendChart";
+export { TrendChart } from "./TrendChart";

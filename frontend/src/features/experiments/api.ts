@@ -81,3 +81,19 @@ export function useUpdateExperiment(id: number) {
     },
   });
 }
+
+/** Change points of requests/sec across the project (see the trends page), by experiment id -> change %. */
+export function rpsChangePointsQueryOptions(slug: string) {
+  return queryOptions({
+    queryKey: ["trend", slug, "wrk.requests_per_sec"] as const,
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET("/api/projects/{slug}/trend", {
+          params: { path: { slug }, query: { metric: "wrk.requests_per_sec" } },
+          signal,
+        }),
+      ),
+    select: (t) => new Map(t.change_points.map((c) => [c.experiment_id, c.delta_pct ?? null] as const)),
+    staleTime: 30_000,
+  });
+}

@@ -6,9 +6,10 @@ import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { Pagination } from "@/components/Pagination";
+import { useProjectRole } from "@/lib/project-role";
 import { toggleInList } from "@/lib/url-state";
 import { useTitle } from "@/lib/use-title";
-import { experimentHistoryQueryOptions } from "../api";
+import { experimentHistoryQueryOptions, rpsChangePointsQueryOptions } from "../api";
 import {
   clearFilters,
   type HistoryState,
@@ -27,8 +28,10 @@ export function ExperimentsPage() {
   const navigate = useNavigate();
   const state = useMemo(() => parseHistoryState(params), [params]);
   const history = useQuery(experimentHistoryQueryOptions(slug, state));
+  const changePoints = useQuery(rpsChangePointsQueryOptions(slug));
   useTitle("Experiments", slug);
   const [creating, setCreating] = useState(false);
+  const { role, canWrite } = useProjectRole(slug);
 
   const change = useCallback(
     (c: Partial<HistoryState>, opts?: { replace?: boolean }) =>
@@ -51,12 +54,20 @@ export function ExperimentsPage() {
           </div>
         </div>
         <div className="actions">
-          <Link className="btn" to={`/p/${slug}/import`}>
-            Import results
-          </Link>
-          <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
-            New experiment
-          </button>
+          {canWrite ? (
+            <>
+              <Link className="btn" to={`/p/${slug}/import`}>
+                Import results
+              </Link>
+              <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+                New experiment
+              </button>
+            </>
+          ) : role === "viewer" ? (
+            <span className="tag" title="Viewers read; ask an owner for the member role to write">
+              read only
+            </span>
+          ) : null}
         </div>
       </div>
 
@@ -114,6 +125,7 @@ export function ExperimentsPage() {
                 items={data?.items}
                 state={state}
                 loading={history.isPending}
+                changePoints={changePoints.data}
                 onSort={(sort, order) => change({ sort, order })}
                 onToggle={(id) => change({ selected: toggleInList(state.selected, id) })}
                 onTogglePage={(ids, select) =>

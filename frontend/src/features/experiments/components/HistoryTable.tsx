@@ -5,7 +5,7 @@ import { SkeletonRows } from "@/components/Skeleton";
 import { SortHeader } from "@/components/SortHeader";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeAgo } from "@/components/TimeAgo";
-import { formatCompact, formatInt, formatMs } from "@/lib/format";
+import { formatCompact, formatDeltaPct, formatInt, formatMs } from "@/lib/format";
 import type { ExperimentListItem } from "../api";
 import type { HistoryState, Order, SortKey } from "../history-state";
 
@@ -18,11 +18,23 @@ interface Props {
   onToggle: (id: number) => void;
   onTogglePage: (ids: number[], select: boolean) => void;
   onTag: (tag: string) => void;
+  /** Experiments where requests/sec changed level (a change point of the trend), with the change in %. */
+  changePoints?: ReadonlyMap<number, number | null>;
 }
 
 const COLUMNS = 10;
 
-export function HistoryTable({ slug, items, state, loading, onSort, onToggle, onTogglePage, onTag }: Props) {
+export function HistoryTable({
+  slug,
+  items,
+  state,
+  loading,
+  onSort,
+  onToggle,
+  onTogglePage,
+  onTag,
+  changePoints,
+}: Props) {
   const pageIds = items?.map((e) => e.id) ?? [];
   const selectedOnPage = pageIds.filter((id) => state.selected.includes(id)).length;
   const allOnPage = pageIds.length > 0 && selectedOnPage === pageIds.length;
@@ -74,6 +86,16 @@ export function HistoryTable({ slug, items, state, loading, onSort, onToggle, on
                   </td>
                   <td>
                     <Link to={`/p/${slug}/experiments/${e.id}`}>{e.name}</Link>
+                    {changePoints?.has(e.id) ? (
+                      <Link
+                        to={`/p/${slug}/trends`}
+                        className="tag"
+                        style={{ marginLeft: 6 }}
+                        title="Requests/sec changed level here (a change point of the trend)"
+                      >
+                        change {formatDeltaPct(changePoints.get(e.id) ?? null)}
+                      </Link>
+                    ) : null}
                     {e.hypothesis ? <MarkdownText source={e.hypothesis} excerpt /> : null}
                   </td>
                   <td>

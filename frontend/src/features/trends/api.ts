@@ -1,0 +1,28 @@
+// A metric's history across the project's experiments, and the metrics there are.
+import { keepPreviousData, queryOptions } from "@tanstack/react-query";
+import { api, type Schemas, unwrap } from "@/api/client";
+
+export type TrendMetric = Schemas["TrendMetric"];
+export type Trend = Schemas["TrendReply"];
+export type TrendExperiment = Schemas["TrendExperiment"];
+
+export function trendMetricsQueryOptions(slug: string) {
+  return queryOptions({
+    queryKey: ["trend-metrics", slug] as const,
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/projects/{slug}/trend/metrics", { params: { path: { slug } }, signal })),
+    staleTime: 60_000,
+  });
+}
+
+export function trendQueryOptions(slug: string, metric: string) {
+  return queryOptions({
+    queryKey: ["trend", slug, metric] as const,
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET("/api/projects/{slug}/trend", { params: { path: { slug }, query: { metric } }, signal }),
+      ),
+    enabled: metric !== "",
+    placeholderData: keepPreviousData,
+  });
+}
