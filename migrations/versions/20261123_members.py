@@ -7,7 +7,7 @@ project) and appoint owners afterwards (`perflab project add-member SLUG EMAIL -
 Projects created from now on get their creator as owner.
 
 Revision ID: 20261123_members
-Revises: 20261122_raw_chunk_parts
+Revises: 20261123_validity_former_names
 Create Date: 2026-11-23 16:30:00
 """
 from collections.abc import Sequence
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '20261123_members'
-down_revision: str | None = '20261122_raw_chunk_parts'
+down_revision: str | None = '20261123_validity_former_names'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,7 +1,7 @@
 """stream.refused: lines of batches refused as malformed, so a poison batch leaves a gap, not a stall
 
 Revision ID: 20261123_stream_refused
-Revises: 20261122_raw_chunk_parts
+Revises: 20261123_series_chunks
 Create Date: 2026-11-23 16:40:00
 """
 from collections.abc import Sequence
@@ -11,7 +11,7 @@ from alembic import op
 
 
 revision: str = '20261123_stream_refused'
-down_revision: str | None = '20261122_raw_chunk_parts'
+down_revision: str | None = '20261123_series_chunks'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,16 +1,16 @@
 """project.validity: per-project thresholds that make a run invalid (error responses, socket errors);
 experiment.former_names: names before a rename, so old compare links still resolve
 
-Revision ID: 20261123_truth
-Revises: 20261122_raw_chunk_parts
+Revision ID: 20261123_validity_former_names
+Revises: 20261123_stream_refused
 """
 
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision = "20261123_truth"
-down_revision = "20261122_raw_chunk_parts"
+revision = "20261123_validity_former_names"
+down_revision = '20261123_stream_refused'
 branch_labels = None
 depends_on = None
 
