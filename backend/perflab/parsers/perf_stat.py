@@ -213,7 +213,7 @@ def _parse_csv(lines: list[tuple[int, str]], out: JSON, sep: str = ",") -> None:
         )
 
 
-def _mark_of(lines: list[tuple[int, str]]) -> str:
+def _mark_of(lines: list[tuple[int, str]]) -> str | None:
     """The decimal mark of a text output: perf prints numbers in the user's locale
     ('218,07 msec', '0,915133415 seconds', '9.634 page-faults' in de_DE)."""
     tokens: list[str] = []
@@ -221,7 +221,7 @@ def _mark_of(lines: list[tuple[int, str]]) -> str:
         if "," in line or "." in line:
             words = join_grouped(line).replace("#", " ").split()[:8]
             tokens.extend(w for w in words if w[:1].isdigit() and ("," in w or "." in w))
-    return decimal_mark(tokens) or "."
+    return decimal_mark(tokens)
 
 
 def _interval_or_cpu(tokens: list[str], mark: str, c: JSON) -> list[str]:
@@ -265,7 +265,8 @@ def _metric(metric: str, mark: str, c: JSON) -> None:
 
 
 def _parse_text(lines: list[tuple[int, str]], out: JSON) -> None:
-    mark = _mark_of(lines)
+    shown = _mark_of(lines)
+    mark = shown or "."
     out["decimal_mark"] = mark
     for n, line in lines:
         s = join_grouped(line.strip())
@@ -345,6 +346,11 @@ def _parse_text(lines: list[tuple[int, str]], out: JSON) -> None:
         ):
             _ignored(out, n, line)
             continue
+        if shown is None and not unit and value is not None and _dot_grouped(raw):
+            # No number shows the decimal mark, and perf prints event counts whole: '9.634
+            # page-faults' is de_DE's 9634, not nine and a bit.
+            value = float(raw.replace(".", ""))
+            raw = raw.replace(".", "")
         c = _counter(rest[0], value, unit, raw)
         c.update(extra)
         if tail.startswith("(") and tail.endswith("%)"):
@@ -358,6 +364,16 @@ def _parse_text(lines: list[tuple[int, str]], out: JSON) -> None:
         if "+-" in metric:
             c["variance_pct"] = _variance(metric, mark)
         out["counters"].append(c)
+
+
+def _dot_grouped(tok: str) -> bool:
+    parts = tok.split(".")
+    return (
+        len(parts) >= 2
+        and 1 <= len(parts[0]) <= 3
+        and all(p.isdigit() for p in parts)
+        and all(len(p) == 3 for p in parts[1:])
+    )
 
 
 def _ignored(out: JSON, n: int, line: str) -> None:
