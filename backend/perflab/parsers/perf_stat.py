@@ -25,7 +25,8 @@ Output schema::
 ``value`` is in the counter's own ``unit`` (msec for task-clock, events otherwise); every counter
 line is kept, ``<not counted>`` and ``<not supported>`` ones with a null value. Text output is
 printed in the user's locale: the decimal mark is read from the numbers that show it
-('218,07 msec', '0,915133415 seconds' under de_DE, where '9.634 page-faults' then means 9634),
+('218,07 msec', '0,915133415 seconds' under de_DE, where '9.634 page-faults' then means 9634;
+event counts are printed whole, so with no number showing the mark '9.634 page-faults' is 9634 too),
 thousands separators ('1,432' in en_US, '9.634' in de_DE, '9 634' with U+202F in fr_FR/ru_RU)
 are removed, and a number whose groups are not of three digits is refused (exit 2 naming the
 line), never read as something else. Older perf (3.x, CentOS 7) layouts are read too: the unit after
