@@ -275,3 +275,23 @@ def test_perf_stat_3_10_layout_keeps_every_counter() -> None:
     assert c["cycles"]["pct_running"] == 83.33 and c["cycles"]["metric_unit"] == "GHz"
     assert c["branch-misses"]["metric_unit"] == "% of all branches"
     assert c["stalled-cycles-backend"]["supported"] is False
+
+
+def test_perf_stat_semicolon_csv_in_a_comma_locale() -> None:
+    r = parse("auto", _text("perf-stat/local_6.1_x_semicolon_de_DE_r2.txt"))
+    c = _counters(r)
+    assert r["kind"] == "perf-stat" and r["decimal_mark"] == ","
+    assert c["task-clock"]["value"] == 137.88 and c["task-clock"]["variance_pct"] == 1.95
+    assert c["context-switches"]["pct_running"] == 100.0
+    # perf printed '0;CPUs utilized' for 0,190: left out, with a warning, never kept as 0
+    assert c["task-clock"]["metric_value"] is None and r["warnings"]
+
+
+def test_perf_stat_counts_cut_from_a_de_DE_paste_are_whole_numbers() -> None:
+    # only the counter lines of local_6.1_de_DE_r3.txt: no number shows the decimal mark
+    lines = _text("perf-stat/local_6.1_de_DE_r3.txt").split("\n")
+    text = "\n".join(
+        ln.split("#")[0] for ln in lines if "context-switches" in ln or "page-faults" in ln
+    )
+    c = _counters(parse("perf-stat", text))
+    assert c["page-faults"]["value"] == 9634 and c["context-switches"]["value"] == 179

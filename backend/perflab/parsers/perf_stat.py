@@ -25,12 +25,14 @@ Output schema::
 ``value`` is in the counter's own ``unit`` (msec for task-clock, events otherwise); every counter
 line is kept, ``<not counted>`` and ``<not supported>`` ones with a null value. Text output is
 printed in the user's locale: the decimal mark is read from the numbers that show it
-('218,07 msec', '0,915133415 seconds' under de_DE, where '9.634 page-faults' then means 9634),
+('218,07 msec', '0,915133415 seconds' under de_DE, where '9.634 page-faults' then means 9634;
+event counts are printed whole, so with no number showing the mark '9.634 page-faults' is 9634 too),
 thousands separators ('1,432' in en_US, '9.634' in de_DE, '9 634' with U+202F in fr_FR/ru_RU)
 are removed, and a number whose groups are not of three digits is refused (exit 2 naming the
 line), never read as something else. Older perf (3.x, CentOS 7) layouts are read too: the unit after
 the event (``task-clock (msec)``) and the counted share in brackets (``[83.33%]``). ``-x,`` and ``-j`` output printed under a decimal-comma
-locale is ambiguous CSV or invalid JSON: refused, asking for ``LC_ALL=C``.
+locale is ambiguous CSV or invalid JSON: refused, asking for ``LC_ALL=C``; ``-x';'`` is read, without
+the derived metrics, which perf prints cut at the comma there (``0;CPUs utilized`` for 0,190).
 """
 
 from __future__ import annotations
@@ -135,18 +137,28 @@ def _parse_json(lines: list[tuple[int, str]], out: JSON) -> None:
         out["counters"].append(c)
 
 
-def _parse_csv(lines: list[tuple[int, str]], out: JSON) -> None:
+def _parse_csv(lines: list[tuple[int, str]], out: JSON, sep: str = ",") -> None:
+    comma = False
+
+    def num(tok: str) -> float | None:
+        # with -x';' a comma locale's decimal commas are unambiguous
+        nonlocal comma
+        if sep != "," and "," in tok and "." not in tok:
+            comma = True
+            return to_float(tok, decimal_comma=True)
+        return to_float(tok)
+
     for n, line in lines:
-        f = line.split(",")
+        f = line.split(sep)
         if len(f) < 3:
             out["warnings"].append(
                 f"line {n}: not a perf stat -x, row, ignored: {show(line)}"
             )
             continue
         extra: JSON = {}
-        if len(f) >= 4 and (to_float(f[1]) is not None or f[1].startswith("<not")):
-            t = to_float(f[0].strip())
-            if t is not None and "." in f[0]:
+        if len(f) >= 4 and (num(f[1]) is not None or f[1].startswith("<not")):
+            t = num(f[0].strip())
+            if t is not None and ("." in f[0] or "," in f[0]):
                 extra["time_s"] = t  # -I: the interval's time first
                 f = f[1:]
         if f[0].startswith("CPU") and f[0][3:].isdigit():
@@ -158,7 +170,8 @@ def _parse_csv(lines: list[tuple[int, str]], out: JSON) -> None:
             )
             continue
         if (
-            len(f) >= 4
+            sep == ","
+            and len(f) >= 4
             and f[0].isdigit()
             and f[1].isdigit()
             and (f[2] in _UNITS or f[2] == "")
@@ -170,7 +183,7 @@ def _parse_csv(lines: list[tuple[int, str]], out: JSON) -> None:
                 n,
             )
         raw, unit, event = f[0], f[1], f[2]
-        value = to_float(raw)
+        value = num(raw)
         if value is None and not raw.startswith("<"):
             out["warnings"].append(
                 f"line {n}: counter value {raw!r} is not a number, ignored"
@@ -181,17 +194,27 @@ def _parse_csv(lines: list[tuple[int, str]], out: JSON) -> None:
         rest = f[3:]
         # -r adds a variance field ("1.23%") right after the event
         if rest and rest[0].endswith("%"):
-            c["variance_pct"] = to_float(rest[0][:-1])
+            c["variance_pct"] = num(rest[0][:-1])
             rest = rest[1:]
         if len(rest) >= 2:
-            c["pct_running"] = to_float(rest[1])
+            c["pct_running"] = num(rest[1])
         if len(rest) >= 4 and rest[2]:
-            c["metric_value"] = to_float(rest[2])
+            c["metric_value"] = num(rest[2])
             c["metric_unit"] = rest[3] or None
         out["counters"].append(c)
+    if comma:
+        # perf 6.1 prints the derived metric cut at the decimal comma ('0;CPUs utilized' for
+        # 0,190): not a number to keep
+        out["decimal_mark"] = ","
+        for c in out["counters"]:
+            c["metric_value"] = c["metric_unit"] = None
+        out["warnings"].append(
+            "decimal-comma locale: perf prints the derived metrics of -x output cut at the"
+            " comma, so they are left out; the counters are exact"
+        )
 
 
-def _mark_of(lines: list[tuple[int, str]]) -> str:
+def _mark_of(lines: list[tuple[int, str]]) -> str | None:
     """The decimal mark of a text output: perf prints numbers in the user's locale
     ('218,07 msec', '0,915133415 seconds', '9.634 page-faults' in de_DE)."""
     tokens: list[str] = []
@@ -199,7 +222,7 @@ def _mark_of(lines: list[tuple[int, str]]) -> str:
         if "," in line or "." in line:
             words = join_grouped(line).replace("#", " ").split()[:8]
             tokens.extend(w for w in words if w[:1].isdigit() and ("," in w or "." in w))
-    return decimal_mark(tokens) or "."
+    return decimal_mark(tokens)
 
 
 def _interval_or_cpu(tokens: list[str], mark: str, c: JSON) -> list[str]:
@@ -243,7 +266,8 @@ def _metric(metric: str, mark: str, c: JSON) -> None:
 
 
 def _parse_text(lines: list[tuple[int, str]], out: JSON) -> None:
-    mark = _mark_of(lines)
+    shown = _mark_of(lines)
+    mark = shown or "."
     out["decimal_mark"] = mark
     for n, line in lines:
         s = join_grouped(line.strip())
@@ -323,6 +347,11 @@ def _parse_text(lines: list[tuple[int, str]], out: JSON) -> None:
         ):
             _ignored(out, n, line)
             continue
+        if shown is None and not unit and value is not None and _dot_grouped(raw):
+            # No number shows the decimal mark, and perf prints event counts whole: '9.634
+            # page-faults' is de_DE's 9634, not nine and a bit.
+            value = float(raw.replace(".", ""))
+            raw = raw.replace(".", "")
         c = _counter(rest[0], value, unit, raw)
         c.update(extra)
         if tail.startswith("(") and tail.endswith("%)"):
@@ -336,6 +365,16 @@ def _parse_text(lines: list[tuple[int, str]], out: JSON) -> None:
         if "+-" in metric:
             c["variance_pct"] = _variance(metric, mark)
         out["counters"].append(c)
+
+
+def _dot_grouped(tok: str) -> bool:
+    parts = tok.split(".")
+    return (
+        len(parts) >= 2
+        and 1 <= len(parts[0]) <= 3
+        and all(p.isdigit() for p in parts)
+        and all(len(p) == 3 for p in parts[1:])
+    )
 
 
 def _ignored(out: JSON, n: int, line: str) -> None:
@@ -381,6 +420,9 @@ def parse(text: str) -> JSON:
     elif sniff_csv([ln for _, ln in lines[:5]]):
         out["format"] = "csv"
         _parse_csv(lines, out)
+    elif sniff_csv([ln for _, ln in lines[:5]], ";"):
+        out["format"] = "csv"
+        _parse_csv(lines, out, ";")
     else:
         _parse_text(lines, out)
     if not out["counters"]:
@@ -392,9 +434,11 @@ def parse(text: str) -> JSON:
     return out
 
 
-def _csv_fields(line: str) -> list[str]:
+def _csv_fields(line: str, sep: str = ",") -> list[str]:
     """A -x, row without its -I time or -A CPU column, which come first."""
-    f = line.split(",")
+    if sep != ",":
+        line = line.replace(",", ".")  # -x';' under a decimal-comma locale
+    f = line.split(sep)
     if (
         len(f) >= 4
         and (to_float(f[1]) is not None or f[1].startswith("<not"))
@@ -407,8 +451,8 @@ def _csv_fields(line: str) -> list[str]:
     return f
 
 
-def sniff_csv(lines: list[str]) -> bool:
-    rows = [_csv_fields(ln) for ln in lines if ln.strip()]
+def sniff_csv(lines: list[str], sep: str = ",") -> bool:
+    rows = [_csv_fields(ln, sep) for ln in lines if ln.strip()]
     return bool(rows) and all(
         len(r) >= 5
         and (to_float(r[0]) is not None or r[0].startswith("<not"))
@@ -430,17 +474,10 @@ def sniff(lines: list[str]) -> float:
         and '"event"' in text[0]
     ):
         return 1.0
-    if sniff_csv(text[:5]) and any(
-        _csv_fields(ln)[2]
-        in (
-            "task-clock",
-            "cycles",
-            "instructions",
-            "context-switches",
-            "cpu-clock",
-            "page-faults",
-        )
-        for ln in text
-    ):
-        return 0.9
+    events = ("task-clock", "cycles", "instructions", "context-switches", "cpu-clock", "page-faults")
+    for sep in (",", ";"):
+        if sniff_csv(text[:5], sep) and any(
+            (_csv_fields(ln, sep) + ["", "", ""])[2] in events for ln in text
+        ):
+            return 0.9
     return 0.0
