@@ -203,13 +203,15 @@ class _Trie:
         t_rec = trie.rec
         leaf: list[int] = []  # the node of each stack of ``order``
         # The previous stack's path: prefix end offsets ("a;b;" -> 4) and node ids; with
-        # ``recursion``, the names on it and how often each occurs (a recursive call is a name
-        # already on the path).
+        # ``recursion``, how often each name occurs on it (a recursive call is a name already on
+        # the path).
         path_end: list[int] = [0]
         path_node: list[int] = [0]
-        path_name: list[str] = [_ROOT_KEY]
         on_path: dict[str, int] = {}
-        prev = ""
+        # Bound methods: this loop runs once per frame of the tree.
+        add_fname, add_parent, add_rec = t_fname.append, t_parent.append, t_rec.append
+        add_end, add_node, seen_on_path = path_end.append, path_node.append, on_path.get
+        prev = "\x00"  # no stack starts with it: the first stack goes under the root
         size = 1
         for stack in order:
             # The deepest prefix of the previous stack that this one starts with: the path is
@@ -217,7 +219,8 @@ class _Trie:
             # over depths: O(len * log depth) time, one temporary copy at a time. The deepest one
             # is tried first, the usual case for neighbours in sorted order.
             depth = len(path_end) - 1
-            if not stack.startswith(prev[: path_end[depth]]):
+            # Under the whole previous stack ("prev;..."), tested without copying either string.
+            if not (stack.startswith(prev) and stack.startswith(";", len(prev))):
                 lo, hi = 0, depth - 1  # path_end[0] == 0 always matches
                 while lo < hi:
                     mid = (lo + hi + 1) >> 1
@@ -227,26 +230,24 @@ class _Trie:
                         hi = mid - 1
                 depth = lo
                 if recursion:
-                    for fname in path_name[depth + 1 :]:
-                        on_path[fname] -= 1
-                    del path_name[depth + 1 :]
+                    for node in path_node[depth + 1 :]:
+                        on_path[t_fname[node]] -= 1
                 del path_end[depth + 1 :]
                 del path_node[depth + 1 :]
             base, parent = path_end[depth], path_node[depth]
             for fname in stack[base:].split(";"):
-                t_fname.append(fname)
-                t_parent.append(parent)
+                add_fname(fname)
+                add_parent(parent)
                 if recursion:
-                    seen = on_path.get(fname, 0)
-                    t_rec.append(seen > 0)
+                    seen = seen_on_path(fname, 0)
+                    add_rec(seen > 0)
                     on_path[fname] = seen + 1
-                    path_name.append(fname)
                 base += len(fname) + 1
                 parent = size
                 size += 1
-                path_end.append(base)
-                path_node.append(parent)
-            prev = stack + ";"
+                add_end(base)
+                add_node(parent)
+            prev = stack
             leaf.append(parent)
         # Frame names to small ints: dict.fromkeys keeps first occurrences in order ("all" first).
         trie.names = list(dict.fromkeys(t_fname))
