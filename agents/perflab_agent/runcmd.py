@@ -28,6 +28,8 @@ WRK_DEFAULT_DURATION_S = 10.0
 PROGRESS_EVERY_S = 10.0
 CALL_DEADLINE_S = 120.0
 STATUS_WAIT_S = 15.0
+# Well below the server's PERFLAB_RUN_SILENCE_S (600 s): a quiet load command is still alive.
+LOAD_KEEPALIVE_S = 60.0
 FINAL_STATUSES = ("complete", "partial", "failed")
 _RPS = re.compile(r"^\s*Requests/sec:\s*([0-9.]+)")
 
@@ -156,7 +158,7 @@ class RunCommand:
         self.out.say(f"run {run_id} created: {run_url}")
         self._wait_for_daemons(run_id)
         self.spool.open_stream(run_id, "load", self.source, a.role)
-        stream = LineStream(self.spool, run_id, "load")
+        stream = LineStream(self.spool, run_id, "load", keepalive_s=LOAD_KEEPALIVE_S)
         self.batcher.add(stream)
         try:
             self._call("POST", f"/api/agent/runs/{run_id}/start", "start run", json_body={"started_at": time.time()})

@@ -53,11 +53,15 @@ class LineStream:
     the stream closes: strace -c's table is one unit.
     """
 
-    def __init__(self, sink, run_id, name, hold=False):
+    def __init__(self, sink, run_id, name, hold=False, keepalive_s=None):
         self.sink = sink
         self.run_id = run_id
         self.name = name
         self.hold = hold
+        # With nothing printed for this long, seal an empty batch: the server ends runs whose load
+        # stream falls silent (its `run` process died), and a quiet `wrk -d 20m` is not dead.
+        self.keepalive_s = keepalive_s
+        self._last_seal = time.monotonic()
         self.lines_seen = 0
         self.done = threading.Event()
         self._lines = []
@@ -91,9 +95,12 @@ class LineStream:
                 if self.done.is_set():
                     return
                 closing, error = self._closing, self._error
-                if (self.hold and not closing) or (not self._lines and not closing):
+                quiet_too_long = (self.keepalive_s is not None
+                                  and time.monotonic() - self._last_seal >= self.keepalive_s)
+                if (self.hold and not closing) or (not self._lines and not closing and not quiet_too_long):
                     return
                 lines, self._lines = self._lines, []
+                self._last_seal = time.monotonic()
             chunks = split_lines(lines, limits.batch_bytes) or [[]]
             for index, chunk in enumerate(chunks):
                 last = index == len(chunks) - 1

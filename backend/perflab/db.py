@@ -110,8 +110,10 @@ def database_url(settings: Settings | None = None) -> str:
 
 # No request may wait on a row lock for long, nor sit in a transaction doing nothing: either would
 # hold a pooled connection that other requests need (issue 9). Past these, the request gets a 503.
+# The idle limit is a backstop for a leaked transaction, generous enough for a long parse between
+# two statements of a large import.
 LOCK_TIMEOUT = "10s"
-IDLE_IN_TRANSACTION_TIMEOUT = "60s"
+IDLE_IN_TRANSACTION_TIMEOUT = "300s"
 # Waiting this long for a pooled connection answers 503 with Retry-After instead of queueing on.
 POOL_TIMEOUT_S = 10
 

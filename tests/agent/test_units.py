@@ -285,3 +285,28 @@ def test_only_slow_exchanges_give_an_error_bar_as_wide_as_the_latency() -> None:
     clock.add(float("nan"), 1.0, 2.0, now=5.0)
     clock.add(10.0, 2.0, 1.0, now=5.0)
     assert clock.estimate(now=1e6) == (None, None)
+
+
+def test_a_quiet_load_stream_sends_an_empty_batch_each_keepalive_period() -> None:
+    """The server ends runs whose load stream falls silent; a quiet `wrk -d 20m` must not look dead."""
+    from perflab_agent.streams import Limits, LineStream
+
+    sealed: list[tuple[list[object], bool]] = []
+
+    class Sink:
+        def seal(self, run_id: str, name: str, lines: list[object], closed: bool = False,
+                 error: object = None) -> int:
+            sealed.append((lines, closed))
+            return len(sealed)
+
+    stream = LineStream(Sink(), RUN, "load", keepalive_s=0.3)
+    limits = Limits()
+    stream.seal(limits)
+    assert sealed == [], "nothing printed and not quiet for long yet"
+    time.sleep(0.35)
+    stream.seal(limits)
+    stream.seal(limits)
+    assert sealed == [([], False)], "one empty batch per quiet period"
+    stream.add("Running 20m test @ http://proxy:8080/")
+    stream.seal(limits)
+    assert [len(lines) for lines, _ in sealed] == [0, 1]

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
@@ -13,17 +14,28 @@ from starlette.concurrency import run_in_threadpool
 
 from perflab.db import unit_of_work
 from perflab.experiments.models import Experiment
-from perflab.runs.models import RawChunk, Run
+from perflab.runs.models import RawChunk, Run, Stream
 
 log = logging.getLogger(__name__)
 
-SILENCE_REASON = "no line from any agent for {seconds:.0f} s: the run's `perflab-agent run` stopped without finishing it"
+SILENCE_REASON = ("no line from the load command for {seconds:.0f} s: the run's `perflab-agent run` stopped "
+                  "without finishing it")
+# The stream of the `perflab-agent run` process itself (agents/perflab_agent/runcmd.py). Daemons'
+# collectors keep streaming for a run whose `run` process died, so only this stream says it is alive;
+# the agent sends an empty batch on it every minute while the load command prints nothing.
+LOAD_STREAM = "load"
+
+
+def _load_chunks(run_id: Any) -> list[Any]:
+    """Conditions for the chunks of a run's load stream (run_id: a value or the correlated column)."""
+    load = select(Stream.id).where(Stream.run_id == RawChunk.run_id, Stream.name == LOAD_STREAM)
+    return [RawChunk.run_id == run_id, RawChunk.stream_id.in_(load)]
 
 
 def silent_runs(session: Session, *, silence: timedelta) -> list[uuid.UUID]:
-    """Agent runs still pending/running with neither a new run nor a received batch within `silence`."""
+    """Agent runs still pending/running whose load stream received nothing within `silence`."""
     cutoff = datetime.now(UTC) - silence
-    recent_chunk = exists().where(RawChunk.run_id == Run.id, RawChunk.received_at > cutoff)
+    recent_chunk = exists().where(*_load_chunks(Run.id), RawChunk.received_at > cutoff)
     return list(session.scalars(
         select(Run.id).where(Run.source == "agent", Run.status.in_(("pending", "running")), Run.ended_at.is_(None),
                              func.coalesce(Run.started_at, Run.created_at) < cutoff,
@@ -37,7 +49,7 @@ def end_silent_run(session: Session, *, run_id: uuid.UUID, silence: timedelta) -
                          .with_for_update(skip_locked=True))
     if run is None:
         return False
-    last = session.scalar(select(func.max(RawChunk.received_at)).where(RawChunk.run_id == run.id))
+    last = session.scalar(select(func.max(RawChunk.received_at)).where(*_load_chunks(run.id)))
     run.ended_at = max(filter(None, [last, run.started_at, run.created_at]))
     if run.started_at is None:
         run.started_at = run.created_at
