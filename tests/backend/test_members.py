@@ -118,6 +118,7 @@ def _url(path: str, objects: dict[str, str], member_ids: dict[str, int]) -> str:
         name = m.group(1)
         if name == "user_id":
             return str(member_ids["viewer"])
+        assert name in objects, f"{path}: add a real object for {{{name}}} to _objects() so the matrix covers it"
         return objects[name]
     return re.sub(r"\{([^}:]+)\}", sub, path)
 
