@@ -133,10 +133,9 @@ def role_in(principal: Principal, project: Project) -> str | None:
 
 
 def check_project_access(principal: Principal, project: Project, need: str, *, missing: str | None = None) -> None:
-    """need: "read", "write" ("ingest" for tokens is the same) or "owner". ``missing`` is the 404 text
-    for routes that reach the project through another object, so it reads like that object is absent."""
-    # Callers that reach the project through another object pass its own "no run X" text; the
-    # default names nothing, so an id never reveals which project holds it.
+    """need: "read", "write" ("ingest" for tokens is the same) or "owner". ``missing`` is the 404 text,
+    e.g. "no run X" for routes that reach the project through a run, so it reads like that object is
+    absent; the default names nothing, so an id never reveals which project holds it."""
     not_found = NotFound(missing or "not found")
     if principal.user is not None:
         role = role_in(principal, project)

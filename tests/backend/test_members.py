@@ -118,6 +118,7 @@ def _url(path: str, objects: dict[str, str], member_ids: dict[str, int]) -> str:
         name = m.group(1)
         if name == "user_id":
             return str(member_ids["viewer"])
+        assert name in objects, f"{path}: add a real object for {{{name}}} to _objects() so the matrix covers it"
         return objects[name]
     return re.sub(r"\{([^}:]+)\}", sub, path)
 
@@ -257,3 +258,18 @@ def test_migration_makes_existing_users_members_of_existing_projects(database_ur
         assert [tuple(r) for r in rows] == [("m@example.test", "member")]
     finally:
         migrate(database_url, "head")
+
+
+def test_a_decision_is_changed_by_its_author_or_an_owner(world: dict[str, Any]) -> None:
+    """Members write, but another person's decision record is theirs: only its author or an owner edits it."""
+    a, users = world["a"], world["users"]
+    exp_id = world["objects"][a]["experiment_id"]
+    mine = users["member"].post(f"/api/projects/{a}/decisions", json={"experiment_id": int(exp_id), "knob": "sndbuf"})
+    assert mine.status_code == 201, mine.text
+    admins = world["objects"][a]["decision_id"]
+    r = users["member"].patch(f"/api/decisions/{admins}", json={"status": "adopted"})
+    assert r.status_code == 403 and "author" in r.json()["detail"]
+    assert users["member"].delete(f"/api/decisions/{admins}").status_code == 403
+    assert users["member"].patch(f"/api/decisions/{mine.json()['id']}", json={"status": "adopted"}).status_code == 200
+    assert users["owner"].patch(f"/api/decisions/{admins}", json={"status": "rejected"}).json()["status"] == "rejected"
+    assert users["owner"].delete(f"/api/decisions/{mine.json()['id']}").status_code == 204

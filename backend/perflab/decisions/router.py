@@ -20,7 +20,9 @@ from perflab.deps import (
     SessionDep,
     WritableProject,
     check_project_access,
+    role_in,
 )
+from perflab.errors import Forbidden
 from perflab.experiments.router import ReadableExperiment
 from perflab.projects.models import Project
 
@@ -40,8 +42,13 @@ def readable_decision(decision_id: int, principal: PrincipalDep, db: SessionDep)
 
 
 def writable_decision(decision_id: int, principal: PrincipalDep, db: SessionDep) -> Decision:
+    """A decision is its author's record: others may change it only as owners of the project (or admins)."""
     decision = service.get_decision(db, decision_id=decision_id)
-    check_project_access(principal, _project(db, decision), "write", missing=f"no decision {decision_id}")
+    project = _project(db, decision)
+    check_project_access(principal, project, "write", missing=f"no decision {decision_id}")
+    author = principal.user is not None and decision.author_id == principal.user.id
+    if not author and role_in(principal, project) not in ("owner", "admin"):
+        raise Forbidden("only the author of a decision or an owner of the project may change it")
     return decision
 
 
@@ -89,8 +96,8 @@ def update_decision(body: DecisionUpdate, decision: WritableDecision, _: Current
 
 
 @router.delete("/api/decisions/{decision_id}", status_code=204)
-def delete_decision(decision: WritableDecision, user: CurrentUser, db: SessionDep) -> None:
-    service.delete_decision(db, decision=decision, user=user)
+def delete_decision(decision: WritableDecision, _: CurrentUser, db: SessionDep) -> None:
+    service.delete_decision(db, decision=decision)
 
 
 @router.get("/api/experiments/{experiment_id}/decisions/prefill", response_model=list[DecisionDraft])
