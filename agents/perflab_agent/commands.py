@@ -2,6 +2,7 @@
 run) and `compare` (experiments against a baseline, as a table, Markdown or JSON)."""
 
 import base64
+import collections
 import json
 import os
 import sys
@@ -114,10 +115,18 @@ def import_files(client, args):
     print(doc.get("run_id"))
     if doc.get("duplicate"):
         sys.stderr.write("these files were imported before: that run is reused\n")
-    for entry in doc.get("files") or []:
-        if isinstance(entry, dict) and entry.get("warnings"):
-            for warning in entry["warnings"]:
-                sys.stderr.write("{}: {}\n".format(entry.get("name"), warning))
+    entries = [e for e in doc.get("files") or [] if isinstance(e, dict)]
+    per_name = collections.Counter(e.get("name") for e in entries)
+    split = {name for name, n in per_name.items() if n > 1}
+    for entry in entries:
+        where = entry.get("name")
+        if where in split:
+            # A file holding several tools' outputs: say what was found where.
+            where = "{} (lines {}-{})".format(where, entry.get("start_line"), entry.get("end_line"))
+            sys.stderr.write("{}: {}{}\n".format(where, entry.get("kind") or "not recognised",
+                                                  "" if entry.get("imported", True) else ", not imported"))
+        for warning in entry.get("warnings") or []:
+            sys.stderr.write(f"{where}: {warning}\n")
     return 0
 
 

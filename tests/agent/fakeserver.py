@@ -86,6 +86,8 @@ class FakeServer:
         self.artifacts: list[dict[str, Any]] = []
         self.profiles: list[dict[str, Any]] = []
         self.imports: list[dict[str, Any]] = []
+        # What the import answers per file, when a test needs the real server's parts (one per tool output).
+        self.import_files: list[dict[str, Any]] | None = None
         self.compare_response: dict[str, Any] | None = None
         self.compare_queries: list[dict[str, list[str]]] = []
         self._seen_views: dict[str, str] = {}
@@ -434,7 +436,8 @@ class FakeServer:
         for previous in self.imports:
             if previous["digest"] == digest:
                 return 200, {"run_id": previous["run_id"], "duplicate": True, "files": previous["files"]}
-        files = [{"name": f["name"], "kind": "auto", "ok": True, "warnings": []} for f in doc["files"]]
+        files = self.import_files or [{"name": f["name"], "kind": "auto", "ok": True, "warnings": []}
+                                      for f in doc["files"]]
         self.imports.append({"digest": digest, "run_id": str(uuid.uuid4()), "doc": doc, "files": files})
         return 201, {"run_id": self.imports[-1]["run_id"], "duplicate": False, "files": files}
 

@@ -74,6 +74,27 @@ def test_import_sends_text_as_is_and_gzip_as_base64(server: FakeServer, tmp_path
     assert "imported before" in again.stderr
 
 
+def test_import_lists_every_part_of_a_file_holding_several_outputs(server: FakeServer, tmp_path: Path) -> None:
+    paste = tmp_path / "pasted-1.txt"
+    paste.write_text("Running 10s test @ http://x/\n...\nhello\n\n% time     seconds  usecs/call     calls syscall\n")
+    # The parts as the server answers them (tests/imports/test_split.py checks the server side).
+    server.import_files = [
+        {"name": "pasted-1.txt", "kind": "wrk", "ok": True, "warnings": [], "start_line": 1, "end_line": 2},
+        {"name": "pasted-1.txt", "kind": None, "ok": True, "imported": False, "start_line": 3, "end_line": 3,
+         "warnings": ["line 3 is not the output of a tool perflab knows (starting 'hello'); not imported"]},
+        {"name": "pasted-1.txt", "kind": "strace-c", "ok": True, "warnings": [], "start_line": 5, "end_line": 5},
+    ]
+    base = ["import", "--project", "demo", "--experiment", "direct"]
+    as_json = run_agent(server.url, server.token, *base, "--json", str(paste))
+    assert as_json.returncode == 0, as_json.stderr
+    assert [f["kind"] for f in json.loads(as_json.stdout)["files"]] == ["wrk", None, "strace-c"]
+    text = run_agent(server.url, server.token, *base, "--run-label", "again", str(paste))
+    assert text.returncode == 0, text.stderr
+    assert "pasted-1.txt (lines 1-2): wrk" in text.stderr
+    assert "pasted-1.txt (lines 3-3): not recognised, not imported" in text.stderr
+    assert "pasted-1.txt (lines 5-5): strace-c" in text.stderr
+
+
 def test_compare_as_json_markdown_and_table(server: FakeServer) -> None:
     server.compare_response = COMPARE
     base = ["compare", "--project", "demo", "--baseline", "direct", "default", "buffers-4x128k"]

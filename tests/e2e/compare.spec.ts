@@ -299,6 +299,16 @@ test("compare against a baseline, note, decide, save & share, open logged out, r
   await share.getByRole("button", { name: "Create public link" }).click();
   const publicUrl = ((await share.getByTestId("public-url").textContent()) ?? "").trim();
   expect(publicUrl).toMatch(/\/s\/pls_[A-Za-z0-9_-]{40,}$/);
+  // Copy as Markdown now links the public view, under a table with verdict symbols.
+  await share.getByRole("button", { name: "Done" }).click();
+  await expect(share).toBeHidden();
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.getByRole("button", { name: "Copy as Markdown" }).click();
+  const markdown = await page.evaluate(() => navigator.clipboard.readText());
+  expect(markdown).toContain("| metric | direct (baseline, 3 runs) | default (3 runs) |");
+  expect(markdown).toContain("❌ worse");
+  expect(markdown).toContain(`[Open this comparison in perflab](${publicUrl})`);
+  await page.getByRole("button", { name: "Save & share" }).click();
 
   // Logged out, in a fresh context: the same table, read-only, no app chrome.
   const anon = await browser.newContext();

@@ -38,6 +38,8 @@ _WRK_START = re.compile(r"^\s*Running \S+ test @ ")
 _SYSSTAT_BANNER = re.compile(r"^Linux \S+ \([^)]*\)\s")
 _SS_TOTAL = re.compile(r"^Total: \d+")
 _NETSTAT_IP = re.compile(r"^Ip:\s*$")
+# One C-level test per line: only lines it matches can start an output (the checks below are exact).
+_CANDIDATE = re.compile(r"Running|syscall|^procs|^Linux |Performance counter stats for|^Total:|^Ip:|QueueID")
 
 # Above this many blank-line separated blocks, a piece is one tool's long capture (pidstat prints a
 # block per second): it is not examined block by block.
@@ -78,7 +80,8 @@ def _blocks(lines: list[str], lo: int, hi: int) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     start: int | None = None
     for i in range(lo, hi):
-        if lines[i].strip():
+        line = lines[i]
+        if line and not line.isspace():
             if start is None:
                 start = i
         elif start is not None:
@@ -169,9 +172,12 @@ def split(text: str) -> list[JSON]:
     """The parts of ``text``, in order; see the module docstring."""
     lines = split_lines(text)
     cuts = [0]
+    candidate = _CANDIDATE.search
     for i in range(1, len(lines)):
         line = lines[i]
-        if line[:1].isspace() and "Running" not in line and "Performance" not in line:
+        # An indented line continues an output (netqtop's QueueID header sits under its date and TX),
+        # except wrk's and perf stat's first lines, which tools print indented.
+        if not candidate(line) or (line[:1].isspace() and "Running" not in line and "Performance" not in line):
             continue
         if _start_kind(line) is not None:
             cuts.append(i)

@@ -24,6 +24,8 @@ export function ComparePage() {
   const save = useSaveComparison(slug);
   const [sharing, setSharing] = useState(false);
   const [saved, setSaved] = useState<{ shortId: string; url: string } | null>(null);
+  // The public link shown once when created (only its hash is stored): Markdown carries it from then on.
+  const [publicUrl, setPublicUrl] = useState<string | null>(null);
 
   const change = useCallback(
     (c: Partial<CompareViewState>, replace = false) =>
@@ -51,7 +53,10 @@ export function ComparePage() {
 
   // A new selection or baseline is a new comparison: an earlier snapshot no longer matches it.
   // biome-ignore lint/correctness/useExhaustiveDependencies: reset on selection change only
-  useEffect(() => setSaved(null), [reply?.baseline, reply?.experiments.join("\n")]);
+  useEffect(() => {
+    setSaved(null);
+    setPublicUrl(null);
+  }, [reply?.baseline, reply?.experiments.join("\n")]);
 
   const source: CompareSource = {
     kind: "live",
@@ -145,7 +150,7 @@ export function ComparePage() {
               Include invalid runs
               {reply.validity.invalid_runs ? ` (${reply.validity.invalid_runs})` : ""}
             </label>
-            <CompareActions reply={reply} source={source} link={() => window.location.href} />
+            <CompareActions reply={reply} source={source} link={() => publicUrl ?? window.location.href} />
             <button type="button" className="btn btn-primary" onClick={() => setSharing(true)}>
               Save &amp; share
             </button>
@@ -186,6 +191,7 @@ export function ComparePage() {
           saving={save.isPending}
           saveError={save.error}
           defaultTitle={defaultTitle(reply)}
+          onPublicLink={setPublicUrl}
         />
       ) : null}
     </main>

@@ -30,9 +30,21 @@ interface Props {
   saving?: boolean;
   saveError?: unknown;
   defaultTitle: string;
+  /** A public link was just created: Copy as Markdown writes it under the table. */
+  onPublicLink?: (url: string) => void;
 }
 
-export function ShareDialog({ open, onClose, slug, saved, onSave, saving, saveError, defaultTitle }: Props) {
+export function ShareDialog({
+  open,
+  onClose,
+  slug,
+  saved,
+  onSave,
+  saving,
+  saveError,
+  defaultTitle,
+  onPublicLink,
+}: Props) {
   const [title, setTitle] = useState(defaultTitle);
   const [days, setDays] = useState<number>(DEFAULT_EXPIRY);
   const [note, setNote] = useState("");
@@ -126,7 +138,12 @@ export function ShareDialog({ open, onClose, slug, saved, onSave, saving, saveEr
                 e.preventDefault();
                 share.mutate(
                   { shortId: saved.shortId, expires_in_days: days, note },
-                  { onSuccess: (link) => setCreated(link) },
+                  {
+                    onSuccess: (link) => {
+                      setCreated(link);
+                      onPublicLink?.(link.url);
+                    },
+                  },
                 );
               }}
             >

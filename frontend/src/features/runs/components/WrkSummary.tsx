@@ -11,6 +11,7 @@ import {
 } from "@/lib/format";
 import type { SummaryRead } from "../api";
 import { STANDARD_PERCENTILES, wrkView } from "../summaries";
+import { plainWarning } from "../warnings";
 
 export function WrkSummary({ summary }: { summary: SummaryRead }) {
   const w = wrkView(summary.data);
@@ -48,11 +49,13 @@ export function WrkSummary({ summary }: { summary: SummaryRead }) {
       </div>
       <div className="card-body form">
         {summary.warnings.length ? (
-          <div className="alert alert-warn" role="note">
-            <span className="alert-title">Warnings</span>
+          <div className="alert alert-warn" role="note" data-testid="wrk-notes">
+            <span className="alert-title">Notes on this output</span>
             <ul>
               {summary.warnings.map((x) => (
-                <li key={x}>{x}</li>
+                <li key={x} title={x}>
+                  {plainWarning(x)}
+                </li>
               ))}
             </ul>
           </div>
