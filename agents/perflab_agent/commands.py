@@ -222,7 +222,7 @@ DEFAULT_GATE_METRICS = ("wrk.requests_per_sec", "wrk.latency_percentiles_ms.99")
 
 def gate(doc, metrics):
     """(failures, problems) of the CI gate: a failure per chosen metric of a non-baseline experiment that is
-    worse beyond noise; problems are chosen metrics the comparison does not have."""
+    worse beyond noise or has no valid run to judge; problems are chosen metrics the comparison does not have."""
     by_key = {m.get("key"): m for m in doc.get("metrics") or []}
     baseline = doc.get("baseline")
     failures, problems = [], []
@@ -243,7 +243,10 @@ def gate(doc, metrics):
                     exp, key, baseline, "n/a" if delta is None else f"{delta:+.1f}%",
                     (metric.get("runs") or {}).get(exp), (metric.get("runs") or {}).get(baseline)))
             elif verdict == "invalid":
-                sys.stderr.write(f"perflab-agent compare: {exp}: {key} not judged: no valid run\n")
+                # Every run of the candidate was invalid (errors, no requests): it was not measured, and a
+                # gate that let it through would pass a change that breaks the service.
+                failures.append("{}: {} not judged: no valid run (every run had errors or no requests)".format(
+                    exp, key))
     return failures, problems
 
 

@@ -130,11 +130,20 @@ def test_the_ci_gate_exits_3_when_a_chosen_metric_is_worse_beyond_noise(server: 
     worse = run_agent(server.url, server.token, *base)
     assert worse.returncode == 3, worse.stderr
     assert "FAIL default: wrk.requests_per_sec is worse than direct beyond noise (-47.5%, 3 runs vs 3)" in worse.stderr
-    assert "broken: wrk.requests_per_sec not judged: no valid run" in worse.stderr
+    assert "FAIL broken: wrk.requests_per_sec not judged: no valid run" in worse.stderr
     assert "broken (0 runs, 1 invalid left out)" in worse.stdout
-    p99_only = run_agent(server.url, server.token, *base, "--metric", "latency_percentiles_ms.99", "--format", "json")
+    # A candidate with no valid run was not measured: it fails the gate too, not only a worse one.
+    p99_broken = run_agent(server.url, server.token, *base, "--metric", "latency_percentiles_ms.99", "--format", "json")
+    assert p99_broken.returncode == 3, p99_broken.stderr
+    assert json.loads(p99_broken.stdout) == GATE
+    assert "FAIL default" not in p99_broken.stderr
+    server.compare_response = without_broken = json.loads(json.dumps(GATE))
+    without_broken["experiments"].remove("broken")
+    without_broken["columns"].pop()
+    p99_only = run_agent(server.url, server.token, "compare", "--project", "demo", "--baseline", "direct", "default",
+                         "--fail-on", "worse", "--metric", "latency_percentiles_ms.99")
     assert p99_only.returncode == 0, p99_only.stderr
-    assert json.loads(p99_only.stdout) == GATE
+    server.compare_response = GATE
     unknown = run_agent(server.url, server.token, *base, "--metric", "wrk.p99.9")
     assert unknown.returncode == 2 and "no metric 'wrk.p99.9'" in unknown.stderr
     # Without --fail-on, a worse result is still a successful report.

@@ -144,10 +144,11 @@ def test_compare_renders_value_delta_and_verdict() -> None:
                         "values": {"direct": 12500.4, "default": 6500.0}, "runs": {"direct": 3, "default": 3},
                         "delta_pct": {"default": -48.0}, "verdict": {"default": "worse"}}]}
     table = commands.render_table(doc)
-    assert "direct (baseline)" in table and "12500.4 (n=3)" in table and "6,500 (n=3) -48.0%, worse" in table
+    assert "direct (baseline, 3 runs)" in table and "default (3 runs)" in table
+    assert "12500.4" in table and "6,500 -48.0%, ❌ worse" in table
     markdown = commands.render_markdown(doc).splitlines()
-    assert markdown[0] == "| metric | direct (baseline) | default |"
-    assert markdown[2].startswith("| wrk.requests_per_sec (higher is better) | 12500.4 (n=3) |")
+    assert markdown[0] == "| metric | direct (baseline, 3 runs) | default (3 runs) |"
+    assert markdown[2] == "| wrk.requests_per_sec (higher is better) | 12500.4 | 6,500 -48.0%, ❌ worse |"
 
 
 # ---------------------------------------------------------------- spool
