@@ -245,8 +245,7 @@ def gate(doc, metrics):
             elif verdict == "invalid":
                 # Every run of the candidate was invalid (errors, no requests): it was not measured, and a
                 # gate that let it through would pass a change that breaks the service.
-                failures.append("{}: {} not judged: no valid run (every run had errors or no requests)".format(
-                    exp, key))
+                failures.append(f"{exp}: {key} not judged: no valid run (every run had errors or no requests)")
     return failures, problems
 
 
