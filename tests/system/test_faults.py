@@ -103,7 +103,8 @@ def test_server_killed_for_30s_and_postgres_crashing_mid_run_lose_no_line(pg: Th
     server, token, engine = _setup(pg, tmp_path)
     agent = Agent(server, token, tmp_path / "proxy")
     try:
-        agent.daemon("--role", "proxy", "--collect", "vmstat")
+        # Three streams, as RELIABILITY 20 asks: the load's output, vmstat and pidstat (of the load).
+        agent.daemon("--role", "proxy", "--collect", "vmstat", "--collect", "pidstat:python")
         time.sleep(3)
         runner, result = _run_in_background(agent, 70)
         run_id = _run_id(engine)
@@ -128,6 +129,8 @@ def test_server_killed_for_30s_and_postgres_crashing_mid_run_lose_no_line(pg: Th
     assert _load_lines(engine, run_id) == [f"line {i}" for i in range(1, 701)]
     _contiguous(engine, run_id, "load")
     n, _ = _contiguous(engine, run_id, "vmstat")
+    assert n > 20
+    n, _ = _contiguous(engine, run_id, "pidstat:python")
     assert n > 20
     assert _status(engine, run_id) == "complete", _reasons(engine, run_id)
 

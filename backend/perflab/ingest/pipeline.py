@@ -465,6 +465,7 @@ def headline_from_wrk(data: dict[str, Any]) -> dict[str, Any]:
         "latency_p99_ms": pct.get("99"),
         "latency_avg_ms": lat.get("avg"),
         "transfer_per_sec_bytes": data.get("transfer_per_sec_bytes"),
+        "requests": data.get("requests"),
         "non_2xx_3xx": int(data.get("non_2xx_3xx") or 0),
         "socket_errors": sum(int(v or 0) for v in sock.values()),
         "errors": errors,

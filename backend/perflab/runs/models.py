@@ -22,8 +22,9 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.dialects.postgresql import JSONB, UUID
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, validates
 
+from perflab import security
 from perflab.db import Base
 from perflab.models_base import CreatedAt
 
@@ -56,6 +57,11 @@ class Run(CreatedAt, Base):
     # Precomputed headline numbers (rps, p99, errors...) so history pages never parse.
     headline: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
 
+    @validates("label", "load_command")
+    def _redact(self, _key: str, value: str) -> str:
+        # Whatever client wrote it (the agent already strips its own token), no token is stored.
+        return security.redact_tokens(value) if value else value
+
 
 class RunHost(Base):
     __tablename__ = "run_host"
@@ -86,6 +92,9 @@ class Stream(CreatedAt, Base):
     lines: Mapped[int] = mapped_column(BigInteger, default=0)
     samples: Mapped[int] = mapped_column(BigInteger, default=0)
     dropped: Mapped[int] = mapped_column(BigInteger, default=0)
+    # Lines of batches the server refused as malformed (422): the agent sends an empty batch in their
+    # seq so parsing goes on, and the run says what is missing.
+    refused: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     max_seq: Mapped[int] = mapped_column(BigInteger, default=0)
     # Chunks are parsed strictly in seq order; a chunk that arrives early waits for the gap to fill.
     parsed_seq: Mapped[int] = mapped_column(BigInteger, default=0)

@@ -1160,6 +1160,11 @@ export interface components {
             part?: number | null;
             /** Parts */
             parts?: number | null;
+            /**
+             * Refused Lines
+             * @default 0
+             */
+            refused_lines?: number;
             /** Role */
             role: string;
             /**
@@ -1205,6 +1210,11 @@ export interface components {
             delta_pct?: number | null;
             /** Flags */
             flags?: string[];
+            /**
+             * Invalid Runs
+             * @default 0
+             */
+            invalid_runs?: number;
             /** Max */
             max: number | null;
             /** Median */
@@ -1221,7 +1231,7 @@ export interface components {
              * Verdict
              * @enum {string}
              */
-            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
         };
         /** ChangeSet */
         ChangeSet: {
@@ -1499,6 +1509,11 @@ export interface components {
             hypothesis: string;
             /** Id */
             id: number;
+            /**
+             * Invalid Runs
+             * @default 0
+             */
+            invalid_runs?: number;
             /** Last Run At */
             last_run_at: string | null;
             /** Name */
@@ -1594,8 +1609,17 @@ export interface components {
         };
         /** FilePreview */
         FilePreview: {
+            /** End Line */
+            end_line?: number | null;
             /** Error */
             error?: string | null;
+            /** Excerpt */
+            excerpt?: string[];
+            /**
+             * Imported
+             * @default true
+             */
+            imported?: boolean;
             /** Kind */
             kind: string | null;
             /** Name */
@@ -1608,6 +1632,8 @@ export interface components {
             };
             /** Role */
             role: string;
+            /** Start Line */
+            start_line?: number | null;
             /** Warnings */
             warnings?: string[];
         };
@@ -1650,6 +1676,8 @@ export interface components {
         Heartbeat: {
             /** Agent Id */
             agent_id: string;
+            /** Clock Error S */
+            clock_error_s?: number | null;
             /** Clock Offset S */
             clock_offset_s?: number | null;
             /** Cpu Pct */
@@ -1885,7 +1913,7 @@ export interface components {
             };
             /** Verdict */
             verdict: {
-                [key: string]: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+                [key: string]: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
             };
         };
         /** Mover */
@@ -1917,7 +1945,7 @@ export interface components {
              * Verdict
              * @enum {string}
              */
-            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
         };
         /** NoteCreate */
         NoteCreate: {
@@ -2235,6 +2263,7 @@ export interface components {
             run_count: number;
             /** Slug */
             slug: string;
+            validity?: components["schemas"]["ValidityThresholds"];
         };
         /** ProjectRead */
         ProjectRead: {
@@ -2251,6 +2280,7 @@ export interface components {
             name: string;
             /** Slug */
             slug: string;
+            validity?: components["schemas"]["ValidityThresholds"];
         };
         /** ProjectUpdate */
         ProjectUpdate: {
@@ -2258,6 +2288,7 @@ export interface components {
             description?: string | null;
             /** Name */
             name?: string | null;
+            validity?: components["schemas"]["ValidityThresholds"] | null;
         };
         /** ResultRow */
         ResultRow: {
@@ -2411,6 +2442,13 @@ export interface components {
             created_at: string;
             /** Id */
             id: string;
+            /**
+             * Included
+             * @default true
+             */
+            included?: boolean;
+            /** Invalid Reasons */
+            invalid_reasons?: string[];
             /** Label */
             label: string;
             /**
@@ -2424,6 +2462,12 @@ export interface components {
             status: string;
             /** Status Reasons */
             status_reasons: string[];
+            /**
+             * Validity
+             * @default ok
+             * @enum {string}
+             */
+            validity?: "ok" | "flagged" | "invalid";
             /** Warnings */
             warnings: components["schemas"]["RunWarning"][];
         };
@@ -2744,7 +2788,7 @@ export interface components {
              * @default no_data
              * @enum {string}
              */
-            calls_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+            calls_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
             /** Errors */
             errors: number | null;
             /** N */
@@ -2758,7 +2802,7 @@ export interface components {
              * @default no_data
              * @enum {string}
              */
-            seconds_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+            seconds_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
             /** Usecs Per Call */
             usecs_per_call: number | null;
         };
@@ -2927,14 +2971,47 @@ export interface components {
         Validity: {
             /** Flagged Runs */
             flagged_runs: number;
+            /**
+             * Include Invalid
+             * @default false
+             */
+            include_invalid?: boolean;
+            /**
+             * Invalid Runs
+             * @default 0
+             */
+            invalid_runs?: number;
             /** Summary */
             summary: string[];
+        };
+        /**
+         * ValidityThresholds
+         * @description At or above these shares of requests, a run is invalid: out of medians and verdicts.
+         */
+        ValidityThresholds: {
+            /**
+             * Error Responses Pct
+             * @description non-2xx/3xx responses, percent of requests
+             * @default 1
+             */
+            error_responses_pct?: number;
+            /**
+             * Socket Errors Pct
+             * @description socket errors (connect, read, write, timeout), percent of requests
+             * @default 1
+             */
+            socket_errors_pct?: number;
         };
         /**
          * ViewState
          * @description What the page showed when saved. Overlays and the time range also bound what a share link may read.
          */
         ViewState: {
+            /**
+             * Include Invalid
+             * @default false
+             */
+            include_invalid?: boolean;
             /** Metrics */
             metrics?: string[];
             /** Overlays */
@@ -4313,6 +4390,8 @@ export interface operations {
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
+                /** @description count invalid runs in medians and verdicts */
+                include_invalid?: boolean;
             };
             header?: never;
             path: {
@@ -4348,6 +4427,8 @@ export interface operations {
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
+                /** @description count invalid runs in medians and verdicts */
+                include_invalid?: boolean;
             };
             header?: never;
             path: {
@@ -4383,6 +4464,8 @@ export interface operations {
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
+                /** @description count invalid runs in medians and verdicts */
+                include_invalid?: boolean;
             };
             header?: never;
             path: {
@@ -4418,6 +4501,8 @@ export interface operations {
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
+                /** @description count invalid runs in medians and verdicts */
+                include_invalid?: boolean;
             };
             header?: never;
             path: {
@@ -4458,6 +4543,8 @@ export interface operations {
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
+                /** @description count invalid runs in medians and verdicts */
+                include_invalid?: boolean;
             };
             header?: never;
             path: {
