@@ -9,6 +9,14 @@
   early.me = get("/api/auth/me");
   const m = /^\/p\/([^/]+)\/compare\/?$/.exec(location.pathname);
   if (m) {
+    // The page's code too (named by the build in index.html), beside the main bundle.
+    const named = document.getElementById("perflab-chunks");
+    for (const href of (named && JSON.parse(named.textContent || "{}").compare) || []) {
+      const link = document.createElement("link");
+      link.rel = "modulepreload";
+      link.href = href;
+      document.head.append(link);
+    }
     const p = new URLSearchParams(location.search);
     const experiments = [
       ...new Set(
