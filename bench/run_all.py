@@ -23,6 +23,7 @@ BENCHES = [
     ("storage", [sys.executable, "bench/storage_bench.py"]),
     ("agent_overhead", [sys.executable, "bench/agent_overhead_bench.py", "--seconds", "60"]),
     ("compare", [sys.executable, "bench/compare_bench.py"]),
+    ("compare_page", [sys.executable, "bench/compare_page_bench.py"]),
     ("flamegraph", ["node", "bench/flamegraph/run.mjs"]),
 ]
 

@@ -1,5 +1,5 @@
 // Composition root: one QueryClient, one router, and the rule that a 401 anywhere means "log in again".
-import { QueryClientProvider } from "@tanstack/react-query";
+import { type QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState } from "react";
 import { RouterProvider } from "react-router";
 import { authKeys, loginPath } from "@/features/auth";
@@ -12,14 +12,16 @@ const SLOTS: Slots = { RunFindings, CompareFindings };
 
 export function App() {
   const [{ queryClient, router }] = useState(() => {
-    const router = createAppRouter();
-    const queryClient = createQueryClient(() => {
+    // The router's loaders prefetch into the client; the client's 401 handler navigates the router
+    // (it runs only after both exist).
+    const queryClient: QueryClient = createQueryClient(() => {
       const here = router.state.location;
       // The login form's own 401 ("wrong password") is shown on the form, not redirected.
       if (here.pathname === "/login") return;
       queryClient.removeQueries({ queryKey: authKeys.me });
       void router.navigate(loginPath(here), { replace: true });
     });
+    const router = createAppRouter(queryClient);
     return { queryClient, router };
   });
   return (

@@ -1,8 +1,12 @@
-// All routes. React Router in library (data) mode: no loaders; pages fetch with TanStack Query so
-// that caching, polling and invalidation live in one place.
-import { createBrowserRouter, Navigate } from "react-router";
+// All routes. React Router in library (data) mode; pages fetch with TanStack Query so that caching,
+// polling and invalidation live in one place. The few loaders only start those queries early: they run
+// in parallel with a lazy page's code, where the page itself would ask only once that code ran.
+import type { QueryClient } from "@tanstack/react-query";
+import { createBrowserRouter, type LoaderFunctionArgs, Navigate } from "react-router";
 import { SkeletonBlock } from "@/components/Skeleton";
-import { LoginPage, RequireAuth } from "@/features/auth";
+import { LoginPage, mayHaveSession, meQueryOptions, RequireAuth } from "@/features/auth";
+import { liveCompareQueryOptions } from "@/features/compare/api";
+import { parseCompareState } from "@/features/compare/view-state";
 import { ExperimentPage, ExperimentsPage } from "@/features/experiments";
 import { HostsPage } from "@/features/hosts";
 import { MembersPage } from "@/features/members";
@@ -40,13 +44,29 @@ const loading = (
   </main>
 );
 
-export function createAppRouter() {
+export function createAppRouter(queryClient: QueryClient) {
+  // Never awaited: the page renders as soon as its code is there and shows the query's own state.
+  const prefetchMe = () => {
+    if (mayHaveSession()) void queryClient.prefetchQuery(meQueryOptions());
+    return null;
+  };
+  const prefetchCompare = ({ params, request }: LoaderFunctionArgs) => {
+    const state = parseCompareState(new URL(request.url).searchParams);
+    if (mayHaveSession() && state.experiments.length > 0) {
+      const { slug = "" } = params;
+      void queryClient.prefetchQuery(
+        liveCompareQueryOptions(slug, state.experiments, state.baseline, state.includeInvalid),
+      );
+    }
+    return null;
+  };
   return createBrowserRouter([
     { path: "/login", element: <LoginPage />, errorElement: <RouteError /> },
     // The public share view: outside the login gate and the app frame; the token is the credential.
     { path: "/s/:token", lazy: sharePage, hydrateFallbackElement: loading, errorElement: <RouteError /> },
     {
       element: <RequireAuth />,
+      loader: prefetchMe,
       errorElement: <RouteError />,
       children: [
         {
@@ -71,7 +91,12 @@ export function createAppRouter() {
                 { path: "members", element: <MembersPage /> },
                 { path: "trends", lazy: trendPage, hydrateFallbackElement: loading },
                 { path: "import", lazy: importPage, hydrateFallbackElement: loading },
-                { path: "compare", lazy: comparePage, hydrateFallbackElement: loading },
+                {
+                  path: "compare",
+                  loader: prefetchCompare,
+                  lazy: comparePage,
+                  hydrateFallbackElement: loading,
+                },
               ],
             },
             { path: "*", element: <NotFound /> },

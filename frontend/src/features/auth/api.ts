@@ -2,6 +2,7 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, CSRF_COOKIE, type Schemas, unwrap } from "@/api/client";
 import { readCookie } from "@/lib/cookies";
+import { takeEarly } from "@/lib/early-fetch";
 
 export type Me = Schemas["Me"];
 
@@ -12,7 +13,7 @@ export const authKeys = {
 export function meQueryOptions() {
   return queryOptions({
     queryKey: authKeys.me,
-    queryFn: ({ signal }) => unwrap(api.GET("/api/auth/me", { signal })),
+    queryFn: ({ signal }) => takeEarly("me", () => unwrap(api.GET("/api/auth/me", { signal }))),
     // Who you are rarely changes within a tab; the session cookie outlives this cache anyway.
     staleTime: 5 * 60_000,
     retry: false,

@@ -2,6 +2,7 @@
 // views (/s/:token), their overlays, and the notes, decisions and share links written from the page.
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, type Schemas, unwrap } from "@/api/client";
+import { takeEarly } from "@/lib/early-fetch";
 
 export type CompareReply = Schemas["CompareReply"];
 export type Cell = Schemas["Cell"];
@@ -66,18 +67,20 @@ export function liveCompareQueryOptions(
   return queryOptions({
     queryKey: compareKeys.live(slug, experiments, baseline, includeInvalid),
     queryFn: ({ signal }) =>
-      unwrap(
-        api.GET("/api/projects/{slug}/compare", {
-          params: {
-            path: { slug },
-            query: {
-              experiments,
-              baseline: baseline || undefined,
-              include_invalid: includeInvalid || undefined,
+      takeEarly(`compare:${JSON.stringify([slug, experiments, baseline, includeInvalid])}`, () =>
+        unwrap(
+          api.GET("/api/projects/{slug}/compare", {
+            params: {
+              path: { slug },
+              query: {
+                experiments,
+                baseline: baseline || undefined,
+                include_invalid: includeInvalid || undefined,
+              },
             },
-          },
-          signal,
-        }),
+            signal,
+          }),
+        ),
       ),
     enabled: experiments.length > 0,
     // Switching the baseline keeps the table on screen until the new one arrives.

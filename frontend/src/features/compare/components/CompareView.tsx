@@ -1,7 +1,8 @@
 // The body of every comparison page (live, saved, public): result table, validity, top movers, host
 // telemetry, syscalls, network queues, what changed, decisions and notes. Members get the write
 // controls (notes, decisions); the public view gets none.
-import { useMemo, useState } from "react";
+import { lazy, Suspense, startTransition, useEffect, useMemo, useState } from "react";
+import { SkeletonBlock } from "@/components/Skeleton";
 import { useSlots } from "@/lib/slots";
 import type { CompareReply, CompareSource } from "../api";
 import { type CompareViewState, defaultOverlays, type OverlayChoice, type SectionId } from "../view-state";
@@ -12,9 +13,12 @@ import { NotesList, NotesSection } from "./Notes";
 import { ResultTable } from "./ResultTable";
 import { Section } from "./Section";
 import { SyscallsSection } from "./Syscalls";
-import { SteadyStateTable, TelemetrySection } from "./Telemetry";
 import { ValiditySummary } from "./ValiditySummary";
 import "../compare.css";
+
+// Host telemetry draws charts: their code (recharts) loads beside the table, not before it.
+const TelemetrySection = lazy(() => import("./Telemetry").then((m) => ({ default: m.TelemetrySection })));
+const SteadyStateTable = lazy(() => import("./Telemetry").then((m) => ({ default: m.SteadyStateTable })));
 
 export type Evidence = { shortId: string } | { save: () => Promise<string> };
 
@@ -63,6 +67,10 @@ export function CompareView({
   const common = { hidden: false, onToggle: toggle };
   const sig = reply.top_movers.filter((m) => m.significant).length;
   const { CompareFindings } = useSlots();
+  // The verdicts are what a reader came for: the table paints first, the sections below render in a
+  // transition (in slices, so the page answers clicks while they do).
+  const [rest, setRest] = useState(false);
+  useEffect(() => startTransition(() => setRest(true)), []);
 
   return (
     <>
@@ -83,92 +91,99 @@ export function CompareView({
       ) : null}
       <ValiditySummary reply={reply} />
       <ResultTable reply={reply} onBaseline={onBaseline} />
+      {rest ? (
+        <>
+          <Section
+            id="movers"
+            title="Top movers"
+            hint={`${reply.top_movers.length} changes, ${sig} significant`}
+            {...common}
+            hidden={hidden("movers")}
+          >
+            <MoversSection reply={reply} />
+          </Section>
 
-      <Section
-        id="movers"
-        title="Top movers"
-        hint={`${reply.top_movers.length} changes, ${sig} significant`}
-        {...common}
-        hidden={hidden("movers")}
-      >
-        <MoversSection reply={reply} />
-      </Section>
+          <Section
+            id="telemetry"
+            title="Host telemetry"
+            hint="aligned to run start, shared cursor; notes with a time range drawn as bands"
+            {...common}
+            hidden={hidden("telemetry")}
+          >
+            <Suspense fallback={<SkeletonBlock lines={6} />}>
+              <TelemetrySection
+                reply={reply}
+                source={source}
+                overlays={overlays}
+                allowed={allowedOverlays}
+                onOverlays={(next) => onView({ overlays: next })}
+              />
+            </Suspense>
+          </Section>
 
-      <Section
-        id="telemetry"
-        title="Host telemetry"
-        hint="aligned to run start, shared cursor; notes with a time range drawn as bands"
-        {...common}
-        hidden={hidden("telemetry")}
-      >
-        <TelemetrySection
-          reply={reply}
-          source={source}
-          overlays={overlays}
-          allowed={allowedOverlays}
-          onOverlays={(next) => onView({ overlays: next })}
-        />
-      </Section>
+          <Section id="syscalls" title="Syscalls" hint="strace -c" {...common} hidden={hidden("syscalls")}>
+            <SyscallsSection reply={reply} />
+          </Section>
 
-      <Section id="syscalls" title="Syscalls" hint="strace -c" {...common} hidden={hidden("syscalls")}>
-        <SyscallsSection reply={reply} />
-      </Section>
+          {reply.netqtop.length ? (
+            <Section
+              id="netqtop"
+              title="Network queues"
+              hint="netqtop, per queue and direction"
+              {...common}
+              hidden={hidden("netqtop")}
+            >
+              <Suspense fallback={<SkeletonBlock lines={3} />}>
+                <SteadyStateTable reply={reply} rows={reply.netqtop} label="Network queues" />
+              </Suspense>
+            </Section>
+          ) : null}
 
-      {reply.netqtop.length ? (
-        <Section
-          id="netqtop"
-          title="Network queues"
-          hint="netqtop, per queue and direction"
-          {...common}
-          hidden={hidden("netqtop")}
-        >
-          <SteadyStateTable reply={reply} rows={reply.netqtop} label="Network queues" />
-        </Section>
-      ) : null}
+          <Section
+            id="changes"
+            title="What changed"
+            hint={`config snapshots, sysctls and host facts against ${reply.baseline}`}
+            {...common}
+            hidden={hidden("changes")}
+          >
+            <ChangesSection reply={reply} onDecide={member ? (k) => setDecision({ knob: k }) : undefined} />
+          </Section>
 
-      <Section
-        id="changes"
-        title="What changed"
-        hint={`config snapshots, sysctls and host facts against ${reply.baseline}`}
-        {...common}
-        hidden={hidden("changes")}
-      >
-        <ChangesSection reply={reply} onDecide={member ? (k) => setDecision({ knob: k }) : undefined} />
-      </Section>
+          {member ? (
+            <Section
+              id="decisions"
+              title="Decisions"
+              {...common}
+              hidden={hidden("decisions")}
+              actions={
+                <button type="button" className="btn btn-sm" onClick={() => setDecision({})}>
+                  Record decision
+                </button>
+              }
+            >
+              <DecisionsSection reply={reply} slug={member.slug} />
+            </Section>
+          ) : null}
 
-      {member ? (
-        <Section
-          id="decisions"
-          title="Decisions"
-          {...common}
-          hidden={hidden("decisions")}
-          actions={
-            <button type="button" className="btn btn-sm" onClick={() => setDecision({})}>
-              Record decision
-            </button>
-          }
-        >
-          <DecisionsSection reply={reply} slug={member.slug} />
-        </Section>
-      ) : null}
+          <Section id="notes" title="Notes" hint="Markdown" {...common} hidden={hidden("notes")}>
+            {member ? (
+              <NotesSection reply={reply} slug={member.slug} />
+            ) : (
+              <NotesList reply={reply} notes={reply.notes} />
+            )}
+          </Section>
 
-      <Section id="notes" title="Notes" hint="Markdown" {...common} hidden={hidden("notes")}>
-        {member ? (
-          <NotesSection reply={reply} slug={member.slug} />
-        ) : (
-          <NotesList reply={reply} notes={reply.notes} />
-        )}
-      </Section>
-
-      {member ? (
-        <DecisionDialog
-          reply={reply}
-          slug={member.slug}
-          open={decision !== null}
-          initial={decision}
-          evidence={member.evidence}
-          onClose={() => setDecision(null)}
-        />
+          {member ? (
+            <DecisionDialog
+              reply={reply}
+              slug={member.slug}
+              open={decision !== null}
+              initial={decision}
+              evidence={member.evidence}
+              onClose={() => setDecision(null)}
+            />
+          ) : null}
+        </>
       ) : null}
     </>
   );
