@@ -90,6 +90,11 @@ export const KINDS: KindInfo[] = [
     example: "top -b -H -d 1",
   },
   {
+    kind: "nstat",
+    what: "kernel SNMP counters: listen overflows, retransmits (nstat -z: deltas)",
+    example: "nstat -z",
+  },
+  {
     kind: "config",
     what: "a config file snapshot (nginx.conf…), diffed and read by findings",
     example: "nginx.conf",
