@@ -63,6 +63,7 @@ KINDS: tuple[str, ...] = (
     "nginx-access",
     "top",
     "nstat",
+    "tsar",
 )
 STREAMING_KINDS: tuple[str, ...] = ("vmstat", "pidstat", "netqtop")
 
@@ -98,6 +99,7 @@ _PRIORITY = (
     "netqtop",
     "perf-stat",
     "top",
+    "tsar",
     "ss-ltn",
     "ss-tan",
     "ss-s",

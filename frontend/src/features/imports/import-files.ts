@@ -95,6 +95,11 @@ export const KINDS: KindInfo[] = [
     example: "nstat -z",
   },
   {
+    kind: "tsar",
+    what: "Alibaba tsar tables: cpu, mem, tcp, traffic, io, load per interval",
+    example: "tsar -l -i 1",
+  },
+  {
     kind: "config",
     what: "a config file snapshot (nginx.conf…), diffed and read by findings",
     example: "nginx.conf",
