@@ -58,8 +58,8 @@ demo: install system-deps
 # Re-pin Python dependencies (needs network to the package index).
 lock:
 	$(PYTHON) -m venv $(VENV)-piptools && $(VENV)-piptools/bin/pip install -q pip-tools
-	cd backend && $(VENV)-piptools/bin/pip-compile -q --generate-hashes --strip-extras -o requirements.lock requirements.in
-	cd backend && $(VENV)-piptools/bin/pip-compile -q --generate-hashes --strip-extras -o requirements-dev.lock requirements-dev.in
+	cd backend && ../$(VENV)-piptools/bin/pip-compile -q --generate-hashes --strip-extras -o requirements.lock requirements.in
+	cd backend && ../$(VENV)-piptools/bin/pip-compile -q --generate-hashes --strip-extras -o requirements-dev.lock requirements-dev.in
 
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/dist

@@ -1,17 +1,16 @@
-"""Compare and history at the size users reach (issue 5): 300 experiments x 3 runs x 3 hosts, ~150 series
-per host, 5 minutes at 1 Hz (about 120 million samples).
+"""Compare and history at 10x the size users reach (issue 13): 3,000 experiments x 3 runs x 3 hosts,
+150 series per host, 5 minutes at 1 Hz (1.2 billion samples in 4 million series chunks).
 
 The project is generated straight into a throwaway database with COPY (what ingest would have left:
-runs with headlines, series with steady-state stats, wrk and strace-c summaries, config snapshots,
-decisions), then the API is timed in-process (FastAPI TestClient, warm, median of 20):
-  - history page (50 experiments of 300, default sort; and sorted by RPS; and filtered by decision)
+runs with headlines, series with steady-state stats, each series' samples as one encoded chunk, wrk and
+strace-c summaries, config snapshots, decisions), then the API is timed in-process (FastAPI
+TestClient, warm, median of 20):
+  - history page (50 experiments, default sort; and sorted by RPS; and filtered by decision)
   - compare of 4 experiments (12 runs)
   - overlays of vmstat.sy and nginx %CPU (summed over pids per second) for those runs
-Also reported: points per overlay series (<= 2000), and the database and sample-table sizes.
-
-The sample rate this machine sustains is measured first; when the full size would take longer than
---budget-s to load, the run length is shortened (never the structure) and the output says so.
-Target: history and compare <= 300 ms.
+Also reported: points per overlay series (<= 2000), and the database, series and chunk sizes.
+`--scale 0.1` runs at a tenth of the experiments (the size of the earlier one-row-per-sample bench).
+Targets: database <= 20 GiB, history <= 100 ms, compare of 4 <= 300 ms.
 """
 
 from __future__ import annotations
@@ -34,6 +33,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "backend")]
+
+from perflab.series import codec
 
 from bench.common import bench_database, write_result
 
@@ -67,13 +68,13 @@ def series_layout(per_host: int) -> list[tuple[str, str, dict[str, Any]]]:
 class Shapes:
     """Value strings and their steady-state stats for each series slot, variant and experiment level.
 
-    Precomputed once so writing 100 million rows costs string joins, not float formatting.
+    Precomputed once (as COPY text) so writing 4 million chunks costs string joins, not encoding.
     """
 
     def __init__(self, slots: int, seconds: int, seed: int = 7) -> None:
         rng = random.Random(seed)
-        self.values: dict[tuple[int, int, int], list[str]] = {}
-        self.stats: dict[tuple[int, int, int], dict[str, Any]] = {}
+        self.values: dict[tuple[int, int, int], str] = {}
+        self.stats: dict[tuple[int, int, int], str] = {}
         lo, hi = max(1, int(seconds * TRIM)), seconds - max(1, int(seconds * TRIM))
         for slot in range(slots):
             base = rng.uniform(1, 100) * (100 if slot % 7 == 0 else 1)
@@ -81,13 +82,14 @@ class Shapes:
                 raw = [base * (1 + 0.2 * math.sin(i / 9 + var) + rng.gauss(0, 0.05)) for i in range(seconds)]
                 for li, level in enumerate(LEVELS):
                     vals = [round(max(v * level, 0.0), 2) for v in raw]
-                    self.values[(slot, var, li)] = [repr(v) for v in vals]
+                    # COPY text of the bytea: \\x then hex.
+                    self.values[(slot, var, li)] = "\\\\x" + codec.encode_values(vals).hex()
                     steady = sorted(vals[lo:hi] if seconds >= 5 else vals)
                     mean = sum(steady) / len(steady)
-                    self.stats[(slot, var, li)] = {
+                    self.stats[(slot, var, li)] = json.dumps({
                         "mean": mean, "min": steady[0], "max": steady[-1], "n": len(steady),
                         "median": statistics.median(steady), "stdev": statistics.stdev(steady) if len(steady) > 1
-                        else None, "trim_fraction": TRIM}
+                        else None, "trim_fraction": TRIM})
 
 
 def wrk_data(rng: random.Random, level: float) -> dict[str, Any]:
@@ -155,14 +157,15 @@ def timed(client: Any, path: str, params: Any, n: int = 20) -> tuple[float, Any]
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--experiments", type=int, default=300)
+    ap.add_argument("--experiments", type=int, default=3000)
+    ap.add_argument("--scale", type=float, default=1.0, help="fraction of --experiments to generate")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--hosts", type=int, default=3, choices=(1, 2, 3))
     ap.add_argument("--series-per-host", type=int, default=150)
-    ap.add_argument("--seconds", type=int, default=300, help="run length at 1 Hz (shortened to fit --budget-s)")
-    ap.add_argument("--budget-s", type=float, default=600, help="time allowed for loading samples")
+    ap.add_argument("--seconds", type=int, default=300, help="run length at 1 Hz")
     ap.add_argument("--keep", action="store_true", help="print the database URL and wait before dropping it")
     args = ap.parse_args()
+    args.experiments = max(4, round(args.experiments * args.scale))
     # Stopped with SIGTERM: unwind, so the throwaway database (>10 GiB at full size) is dropped.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     roles = ROLES[: args.hosts] if args.hosts > 1 else ("proxy",)
@@ -195,41 +198,9 @@ def main() -> int:
         db.set_engine(engine)
         t_start = time.perf_counter()
 
-        # -- calibrate: how many samples per second does COPY sustain here? ----------------------------
-        shapes_probe = Shapes(len(layout), 300)
-        raw = engine.raw_connection()
-        conn = raw.driver_connection
-        assert conn is not None
-        with conn.cursor() as cur:
-            cur.execute("CREATE UNLOGGED TABLE sample_probe (LIKE sample)")
-        conn.commit()
-        probe_runs = 6
-        base_t = datetime(2026, 1, 1, tzinfo=UTC)
-        ts = [(base_t + timedelta(seconds=i)).isoformat(sep=" ") for i in range(300)]
-        c0 = time.perf_counter()
-        probe_rows = 0
-        for k in range(probe_runs):
-            rid = uuid.uuid4()
-            buf = io.StringIO()
-            for sid in range(len(roles) * len(layout)):
-                prefix = f"{rid}\t{sid}\t"
-                vals = shapes_probe.values[(sid % len(layout), k % VARIANTS, 2)]
-                buf.write("".join([prefix + a + "\t" + b + "\n" for a, b in zip(ts, vals, strict=True)]))
-                probe_rows += 300
-            with conn.cursor() as cur, cur.copy("COPY sample_probe (run_id, series_id, t, value) FROM STDIN") as cp:
-                cp.write(buf.getvalue())
-        conn.commit()
-        rate = probe_rows / (time.perf_counter() - c0)
-        with conn.cursor() as cur:
-            cur.execute("DROP TABLE sample_probe")
-        conn.commit()
-        # The primary key is built after the load (faster than maintaining it row by row); allow for it.
-        fit = int(args.budget_s * rate * 0.75 / (n_runs * len(roles) * len(layout)))
-        seconds = max(10, min(args.seconds, fit))
-        shortened = seconds < args.seconds
-        print(f"compare bench: COPY sustains {rate:,.0f} samples/s; {'shortening runs to ' if shortened else ''}"
-              f"{seconds} s per run -> {series_total * seconds:,} samples", flush=True)
+        seconds = args.seconds
         shapes = Shapes(len(layout), seconds)
+        print(f"compare bench: {series_total:,} series x {seconds} s -> {series_total * seconds:,} samples", flush=True)
 
         # -- metadata ----------------------------------------------------------------------------------
         rng = random.Random(42)
@@ -291,25 +262,6 @@ def main() -> int:
             s.execute(text("SELECT setval(pg_get_serial_sequence('stream', 'id'), :n)"), {"n": sid})
             stream_of = {(st["run_id"], st["role"], st["source"]): st["id"] for st in streams}
             raw_s = s.connection().connection.driver_connection
-            # Series (with the stats ingest computes when a stream closes) and summaries, by COPY.
-            series_rows: list[tuple[Any, ...]] = []
-            plan: list[tuple[uuid.UUID, datetime, list[tuple[int, tuple[int, int, int]]]]] = []
-            ser_id = 0
-            for r in runs:
-                per_run = []
-                for role in roles:
-                    for slot, (source, metric, labels) in enumerate(layout):
-                        ser_id += 1
-                        lab = {"command": COMMANDS[role], **labels} if source == "pidstat" else {}
-                        key = metric if not lab else metric + "{" + ",".join(f"{k}={lab[k]}" for k in sorted(lab)) + "}"
-                        shape = (slot, r["_var"], r["_level"])
-                        series_rows.append((ser_id, r["id"], stream_of[(r["id"], role, source)], role, source, metric,
-                                            key, lab, "", seconds, shapes.stats[shape]))
-                        per_run.append((ser_id, shape))
-                plan.append((r["id"], r["started_at"], per_run))
-            copy_rows(raw_s, "series", ("id", "run_id", "stream_id", "role", "source", "metric", "key", "labels",
-                                        "unit", "points", "stats"), series_rows)
-            s.execute(text("SELECT setval(pg_get_serial_sequence('series', 'id'), :n)"), {"n": ser_id})
             summaries = []
             for r in runs:
                 summaries.append((r["id"], stream_of[(r["id"], roles[0], "wrk")], roles[0], "wrk", wrk[r["id"]], []))
@@ -329,44 +281,59 @@ def main() -> int:
                 for i, eid in enumerate(exp_ids) if i % 3 == 0])
         meta_s = time.perf_counter() - t_start
 
-        # -- samples -----------------------------------------------------------------------------------
-        with engine.begin() as c:
-            c.execute(text("ALTER TABLE sample DROP CONSTRAINT pk_sample"))
+        # -- series and their chunks: what ingest leaves once a stream closed (one chunk per series) --
         raw = engine.raw_connection()
         conn = raw.driver_connection
         assert conn is not None
         load0 = time.perf_counter()
         written = 0
-        for n, (run_id, started, per_run) in enumerate(plan):
-            tsr = [(started + timedelta(seconds=i + 1)).isoformat(sep=" ") for i in range(seconds)]
-            buf = io.StringIO()
-            for ser, shape in per_run:
-                prefix = f"{run_id}\t{ser}\t"
-                buf.write("".join([prefix + a + "\t" + b + "\n" for a, b in zip(tsr, shapes.values[shape],
-                                                                                  strict=True)]))
-            with conn.cursor() as cur, cur.copy("COPY sample (run_id, series_id, t, value) FROM STDIN") as cp:
-                cp.write(buf.getvalue())
-            written += len(per_run) * seconds
-            if n % 25 == 24:
+        ser_id = 0
+        labels_json: dict[tuple[str, str, int], str] = {}
+        for n, r in enumerate(runs):
+            series_buf = io.StringIO()
+            chunk_buf = io.StringIO()
+            t0_text = (r["started_at"] + timedelta(seconds=1)).isoformat(sep=" ")
+            t1_text = (r["started_at"] + timedelta(seconds=seconds)).isoformat(sep=" ")
+            chunk_mid = f"\t0\t{seconds}\t{t0_text}\t{t1_text}\t1000000\t\\N\t"
+            for role in roles:
+                stream_id = stream_of[(r["id"], role, "vmstat")], stream_of[(r["id"], role, "pidstat")]
+                for slot, (source, metric, labels) in enumerate(layout):
+                    ser_id += 1
+                    lab = {"command": COMMANDS[role], **labels} if source == "pidstat" else {}
+                    key = metric if not lab else metric + "{" + ",".join(f"{k}={lab[k]}" for k in sorted(lab)) + "}"
+                    lkey = (role, source, slot)
+                    if lkey not in labels_json:
+                        labels_json[lkey] = json.dumps(lab)
+                    shape = (slot, r["_var"], r["_level"])
+                    series_buf.write(f"{ser_id}\t{r['id']}\t{stream_id[source == 'pidstat']}\t{role}\t{source}\t"
+                                     f"{metric}\t{key}\t{labels_json[lkey]}\t\t{seconds}\t{shapes.stats[shape]}\n")
+                    chunk_buf.write(f"{r['id']}\t{ser_id}{chunk_mid}{shapes.values[shape]}\n")
+            with conn.cursor() as cur:
+                with cur.copy("COPY series (id, run_id, stream_id, role, source, metric, key, labels, unit, points,"
+                              " stats) FROM STDIN") as cp:
+                    cp.write(series_buf.getvalue())
+                with cur.copy("COPY series_chunk (run_id, series_id, chunk, n, t0, t1, step_us, times, vals)"
+                              " FROM STDIN") as cp:
+                    cp.write(chunk_buf.getvalue())
+            written += len(roles) * len(layout) * seconds
+            if n % 100 == 99:
                 conn.commit()
                 el = time.perf_counter() - load0
-                print(f"  {n + 1}/{len(plan)} runs, {written:,} samples, {written / el:,.0f}/s", flush=True)
+                print(f"  {n + 1}/{len(runs)} runs, {written:,} samples, {written / el:,.0f}/s", flush=True)
+        conn.commit()
+        with conn.cursor() as cur:
+            cur.execute("SELECT setval(pg_get_serial_sequence('series', 'id'), %s)", (ser_id,))
         conn.commit()
         load_s = time.perf_counter() - load0
-        with conn.cursor() as cur:
-            cur.execute("SET maintenance_work_mem = '1GB'")
-            i0 = time.perf_counter()
-            cur.execute("ALTER TABLE sample ADD CONSTRAINT pk_sample PRIMARY KEY (run_id, series_id, t)")
-            conn.commit()
-            index_s = time.perf_counter() - i0
         raw.close()
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
             c.execute(text("VACUUM ANALYZE"))
             db_size = c.execute(text("SELECT pg_database_size(current_database())")).scalar()
-            sample_size = c.execute(text("SELECT pg_total_relation_size('sample')")).scalar()
-            n_samples = c.execute(text("SELECT reltuples::bigint FROM pg_class WHERE relname = 'sample'")).scalar()
-        print(f"  loaded {written:,} samples in {load_s:.0f} s ({written / load_s:,.0f}/s), primary key in "
-              f"{index_s:.0f} s; database {db_size / 2**30:.1f} GiB", flush=True)
+            chunk_size = c.execute(text("SELECT pg_total_relation_size('series_chunk')")).scalar()
+            series_size = c.execute(text("SELECT pg_total_relation_size('series')")).scalar()
+            n_samples = c.execute(text("SELECT sum(n) FROM series_chunk")).scalar()
+        print(f"  loaded {written:,} samples in {load_s:.0f} s ({written / load_s:,.0f}/s); "
+              f"database {db_size / 2**30:.1f} GiB", flush=True)
 
         # -- the API, in-process, warm -----------------------------------------------------------------
         from fastapi.testclient import TestClient
@@ -398,20 +365,18 @@ def main() -> int:
         engine.dispose()
         result = {
             "size": {
-                "experiments": args.experiments, "runs_per_experiment": args.runs, "hosts": len(roles),
-                "series_per_host": len(layout), "seconds_per_run": seconds, "requested_seconds_per_run": args.seconds,
-                "shortened": shortened, "runs": n_runs, "series": series_total, "samples": written,
-                "samples_in_table": n_samples,
-                "note": (f"run length shortened from {args.seconds} s to {seconds} s so the load fits the "
-                         f"{args.budget_s:.0f} s budget at the measured COPY rate" if shortened else "full size"),
+                "experiments": args.experiments, "scale": args.scale, "runs_per_experiment": args.runs,
+                "hosts": len(roles), "series_per_host": len(layout), "seconds_per_run": seconds, "runs": n_runs,
+                "series": series_total, "samples": written, "samples_in_chunks": n_samples,
             },
-            "load": {"copy_samples_per_s_probe": round(rate), "metadata_s": round(meta_s, 1),
-                     "samples_s": round(load_s, 1), "samples_per_s": round(written / load_s),
-                     "primary_key_build_s": round(index_s, 1)},
+            "load": {"metadata_s": round(meta_s, 1), "series_and_chunks_s": round(load_s, 1),
+                     "samples_per_s": round(written / load_s)},
             "database_bytes": db_size, "database_gib": round(db_size / 2**30, 2),
-            "sample_table_bytes": sample_size,
+            "series_chunk_table_bytes": chunk_size, "series_table_bytes": series_size,
+            "bytes_per_sample_database": round(db_size / max(written, 1), 2),
+            "target_database_gib": 20, "target_ms": {"history": 100, "compare_4": 300},
             "api_ms_median_of_20_warm": {
-                "history_page_50_of_300": round(hist_ms, 1), "history_sorted_by_rps": round(hist_rps_ms, 1),
+                "history_page_50": round(hist_ms, 1), "history_sorted_by_rps": round(hist_rps_ms, 1),
                 "history_filter_decision_adopted": round(hist_dec_ms, 1),
                 "compare_4_experiments": round(cmp_ms, 1),
                 "overlay_vmstat_sy_12_runs": round(ov_ms, 1),
@@ -423,7 +388,6 @@ def main() -> int:
                                           "downsampled_at_100": bool(ov_small["experiments"][0]["runs"][0]["lines"][0]
                                                                      ["downsampled"])},
             "history_decision_adopted_rows": dec["total"],
-            "target_ms": 300,
             "in_process": "FastAPI TestClient against the real app and database (no network hop)",
         }
         write_result("compare", result)

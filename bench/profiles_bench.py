@@ -16,6 +16,12 @@ byte-identical. Timings are the best of --repeat runs, alternating the two tools
 shared; the best run is the least disturbed). Also measured: the same on one copy of the
 captures (5 MB, where our caches help least), and diff_profiles on two synthetic profiles of
 50,000 distinct frames (CPU time, target <= 200 ms). Results: bench/results/profiles.json.
+
+Import (issue 13, ``--only import``): the full import of a folded profile of 100,000 distinct
+frames and of a flamegraph.pl SVG of it (parse, function table, stored stacks, the original as an
+artifact, committed to a real PostgreSQL: PERFLAB_BENCH_DATABASE_URL or PERFLAB_TEST_DATABASE_URL,
+else an embedded one), each beside its peer measured in the same run: ``perflab parse vmstat`` of a
+10 MB ``vmstat -t 1`` log generated here. Target: folded import <= 1.5x the peer, SVG about as fast.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -196,7 +203,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--stackcollapse", help="path to FlameGraph's stackcollapse-perf.pl")
     ap.add_argument("--flamegraph-git", help="a FlameGraph git directory to take the script from")
     ap.add_argument("--keep", action="store_true", help="keep the generated input")
-    ap.add_argument("--only", choices=("fold", "diff"), help="rerun one part, keep the other's figures")
+    ap.add_argument("--only", choices=("fold", "diff", "import"), help="rerun one part, keep the other's figures")
     args = ap.parse_args(argv)
     previous = json.loads(RESULTS.read_text()) if args.only and RESULTS.exists() else {}
 
@@ -204,9 +211,11 @@ def main(argv: list[str]) -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     result: dict[str, Any] = {**previous}
     try:
-        if args.only != "diff":
+        if args.only in (None, "fold"):
             result.update(fold_part(args, workdir))
-        if args.only != "fold":
+        if args.only in (None, "import"):
+            result["import"] = import_bench(workdir, args.repeat)
+        if args.only in (None, "diff"):
             diff = diff_bench(max(args.repeat, 7))
             print(f"diff of two {diff['frames']} frame profiles: {diff['diff_ms']} ms CPU "
                   f"(tree {diff['tree_ms']} ms, function table {diff['function_table_ms']} ms)", flush=True)
@@ -225,6 +234,8 @@ def main(argv: list[str]) -> int:
         RESULTS.write_text(json.dumps(result, indent=2) + "\n")
         print(f"results in {RESULTS.relative_to(ROOT)}")
         folds = [result.get(k, {}) for k in ("fold_perf_script", "fold_perf_script_small")]
+        if args.only == "import":
+            return 0
         return 0 if all(f.get("same_output", False) for f in folds) else 1
     finally:
         if not args.keep and args.workdir is None:
@@ -272,6 +283,154 @@ def fold_part(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             "note": "one copy of the four captures: most stacks seen once, our caches help least",
         },
     }
+
+
+VMSTAT_HEADER = (
+    "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu----- -----timestamp-----\n"
+    " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st                 UTC\n"
+)
+
+
+def build_vmstat(path: Path, megabytes: int = 10) -> int:
+    """A `vmstat -t 1` log of ``megabytes`` MB: one line a second, values varying as under load."""
+    rng = random.Random(7)
+    start = time.mktime((2026, 11, 22, 2, 27, 39, 0, 0, 0))
+    lines = [VMSTAT_HEADER]
+    size = len(VMSTAT_HEADER)
+    i = 0
+    while size < megabytes * 1_000_000:
+        us = rng.randint(2, 20)
+        sy = rng.randint(20, 60)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(start + i))
+        line = (f"{rng.randint(0, 9):2d} {rng.randint(0, 2):2d}      0 {rng.randint(23_000_000, 24_000_000)}   8532 "
+                f"589072    0    0 {rng.randint(0, 2000):5d} {rng.randint(0, 2000):5d} {rng.randint(600, 99_999):5d} "
+                f"{rng.randint(1_000, 210_000):6d} {us:2d} {sy:2d} {100 - us - sy:2d}  0  0 {stamp}\n")
+        lines.append(line)
+        size += len(line)
+        i += 1
+    path.write_text("".join(lines))
+    return i
+
+
+def parse_vmstat_cli(path: Path) -> float:
+    """Wall time of `perflab parse vmstat FILE` (the command a user types), output discarded."""
+    t0 = time.perf_counter()
+    subprocess.run([str(ROOT / ".venv" / "bin" / "perflab"), "parse", "vmstat", str(path)],
+                   stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t0
+
+
+def import_bench(workdir: Path, repeat: int) -> dict[str, Any]:
+    sys.path.insert(0, str(ROOT))
+    from bench.common import bench_database
+
+    vmstat = workdir / "vmstat-t-1.log"
+    vm_lines = build_vmstat(vmstat)
+    stacks = synthetic(100_000, 1)
+    folded = to_folded(Profile(stacks))
+    svg = flamegraph_svg(stacks, workdir)
+    home = workdir / "home"
+    with bench_database("profiles") as url:
+        os.environ["PERFLAB_DATABASE_URL"] = url
+        os.environ["PERFLAB_HOME"] = str(home)
+        from perflab import db
+        from perflab.cli import migrate
+        from perflab.config import get_settings
+        from perflab.experiments.models import Experiment
+        from perflab.profiles import service
+        from perflab.projects.models import Project
+        from perflab.runs.models import Run
+
+        get_settings.cache_clear()
+        migrate(url)
+        db.set_engine(db.make_engine(url))
+        with db.unit_of_work() as s:
+            project = Project(slug="bench", name="bench", description="")
+            s.add(project)
+            s.flush()
+            experiment = Experiment(project_id=project.id, name="profiles")
+            s.add(experiment)
+            s.flush()
+            run_id = uuid.uuid4()
+            s.add(Run(id=run_id, project_id=project.id, experiment_id=experiment.id, label="bench"))
+
+        def do_import(data: bytes, name: str) -> dict[str, Any]:
+            with db.unit_of_work() as s:
+                run = s.get(Run, run_id)
+                assert run is not None
+                row = service.import_profile(s, run=run, data=data, name=name)
+                return {"frames": row.frames, "stacks": row.stacks, "format": row.format,
+                        "stored_folded_gz_bytes": len(row.folded_gz)}
+
+        peer: list[float] = []
+        fold: list[float] = []
+        svg_s: list[float] = []
+        info: dict[str, Any] = {}
+        for _ in range(repeat):  # alternate, best of each: the machine is shared
+            peer.append(parse_vmstat_cli(vmstat))
+            t0 = time.perf_counter()
+            info["folded"] = do_import(folded, "bench.folded")
+            fold.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            info["svg"] = do_import(svg, "bench.svg")
+            svg_s.append(time.perf_counter() - t0)
+        db.get_engine().dispose()
+    out = {
+        "peer_parse_vmstat_s": round(min(peer), 3),
+        "peer_runs_s": [round(t, 3) for t in peer],
+        "vmstat_mb": round(vmstat.stat().st_size / 1e6, 1),
+        "vmstat_lines": vm_lines,
+        "folded_import_s": round(min(fold), 3),
+        "folded_runs_s": [round(t, 3) for t in fold],
+        "folded_mb": round(len(folded) / 1e6, 1),
+        "folded_ratio_to_peer": round(min(fold) / min(peer), 2),
+        "svg_import_s": round(min(svg_s), 3),
+        "svg_runs_s": [round(t, 3) for t in svg_s],
+        "svg_mb": round(len(svg) / 1e6, 1),
+        "svg_ratio_to_peer": round(min(svg_s) / min(peer), 2),
+        "target_folded_ratio": 1.5,
+        **{f"{k}_profile": v for k, v in info.items()},
+        "note": "import = parse + function table + stored stacks + original artifact, committed to "
+        "PostgreSQL; peer = `perflab parse vmstat` of the 10 MB log (a new process, as typed)",
+    }
+    print(f"import of 100k frames: folded {out['folded_import_s']} s ({out['folded_ratio_to_peer']}x), "
+          f"svg {out['svg_mb']} MB {out['svg_import_s']} s ({out['svg_ratio_to_peer']}x); "
+          f"perflab parse vmstat {out['vmstat_mb']} MB: {out['peer_parse_vmstat_s']} s", flush=True)
+    return out
+
+
+def flamegraph_svg(stacks: dict[str, int], workdir: Path) -> bytes:
+    """flamegraph.pl's SVG of the stacks when perl and FlameGraph are at hand (FLAMEGRAPH_DIR), else
+    the same drawing made here: one <g><title/><rect/></g> per frame, as flamegraph.pl lays it out."""
+    fg_dir = os.environ.get("FLAMEGRAPH_DIR")
+    if fg_dir and (Path(fg_dir) / "flamegraph.pl").exists():
+        src = workdir / "bench.folded"
+        src.write_bytes(to_folded(Profile(stacks)))
+        return subprocess.run(["perl", str(Path(fg_dir) / "flamegraph.pl"), "--minwidth", "0", str(src)],
+                              check=True, capture_output=True).stdout
+    t = tree(Profile(stacks))
+    names, nodes = t["names"], t["nodes"]
+    total = nodes[0][2]
+    width = 1180.0
+    depth = [0] * len(nodes)
+    x = [0.0] * len(nodes)
+    cursor = [0.0] * len(nodes)  # where the next child of a node starts
+    out = [('<?xml version="1.0" standalone="no"?>\n<svg version="1.1" width="1200" height="2000" '
+            'xmlns="http://www.w3.org/2000/svg">\n')]
+    for i, (name_idx, _self, node_total, parent) in enumerate(nodes):
+        if i:
+            depth[i] = depth[parent] + 1
+            x[i] = cursor[parent]
+            cursor[parent] += node_total / total * width
+        cursor[i] = x[i]
+        name = "all" if i == 0 else names[name_idx]
+        esc = name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        out.append(f'<g>\n<title>{esc} ({node_total:,} samples, {100 * node_total / total:.2f}%)</title>'
+                   f'<rect x="{10 + x[i]:.1f}" y="{1985 - 16 * depth[i]}" width="{node_total / total * width:.1f}" '
+                   f'height="15.0" fill="rgb(230,100,50)" rx="2" ry="2" />\n<text x="{13 + x[i]:.2f}" '
+                   f'y="{1995.5 - 16 * depth[i]}"></text>\n</g>\n')
+    out.append("</svg>\n")
+    return "".join(out).encode()
 
 
 if __name__ == "__main__":

@@ -112,12 +112,13 @@ def session(db_engine: Engine) -> Iterator[Any]:
 def app(db_engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     from perflab.config import get_settings
     from perflab.main import create_app
-    from perflab.ratelimit import login_limiter, share_limiter
+    from perflab.ratelimit import account_limiter, login_limiter, share_limiter
 
     monkeypatch.setenv("PERFLAB_HOME", str(tmp_path / "home"))
     get_settings.cache_clear()
     login_limiter.reset()
     share_limiter.reset()
+    account_limiter.reset()
     return create_app()
 
 

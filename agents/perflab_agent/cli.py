@@ -115,6 +115,10 @@ def build_parser():
     upload.add_argument("--role", default="", help="the host role the files belong to")
     upload.add_argument("--flamegraph", action="append", default=[], metavar="FILE",
                         help="a profile: folded stacks, perf script, flamegraph.pl SVG... (repeatable)")
+    upload.add_argument("--unit", choices=["samples", "nanoseconds", "events"], default=None,
+                        help="what a count of the --flamegraph files is (a folded file does not say; "
+                             "perf script: samples counts samples, the others sum periods); "
+                             "default: the server decides from the content")
     upload.add_argument("--file", action="append", default=[], metavar="FILE", help="any file (repeatable)")
     upload.add_argument("--kind", choices=["raw", "config"], default="raw", help="artifact kind of --file (raw)")
     upload.add_argument("--json", action="store_true", help="print the server's answer per file as JSON")
@@ -130,6 +134,14 @@ def build_parser():
     cmp_.add_argument("--project", required=True)
     cmp_.add_argument("--baseline", required=True, metavar="NAME")
     cmp_.add_argument("--format", choices=["table", "markdown", "json"], default="table")
+    cmp_.add_argument("--include-invalid", action="store_true",
+                      help="count invalid runs (error responses, no requests) in medians and verdicts")
+    cmp_.add_argument("--fail-on", choices=["worse"], default=None,
+                      help="CI gate: exit 3 when a chosen metric of an experiment is worse than the baseline "
+                           "beyond noise")
+    cmp_.add_argument("--metric", action="append", default=[], metavar="KEY",
+                      help="metric the gate checks (repeatable; default: wrk.requests_per_sec and "
+                           "wrk.latency_percentiles_ms.99; 'wrk.' may be left out)")
     cmp_.add_argument("experiments", nargs="*", metavar="EXPERIMENT")
     return parser
 

@@ -48,6 +48,8 @@ def upload(client, args):
             continue
         if kind == "profile":
             endpoint, query = f"/api/runs/{args.run}/profiles", {"role": args.role, "name": name}
+            if args.unit:
+                query["unit"] = args.unit
         else:
             endpoint, query = (f"/api/agent/runs/{args.run}/artifacts",
                                {"kind": args.kind, "name": name, "role": args.role})
@@ -136,28 +138,68 @@ def format_value(value):
     return f"{value:.3g}"
 
 
+VERDICT_SYMBOLS = {"better": "✅ better", "worse": "❌ worse", "within_noise": "≈ noise",
+                   "single_run": "1 run: no noise estimate", "invalid": "no valid run", "no_data": "no data"}
+
+
+def _write(text):
+    """stdout, with the verdict symbols spelled in ASCII where the terminal cannot show them (Python 3.6
+    under LANG=C writes ASCII only)."""
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:
+        for symbol, plain in (("✅ ", ""), ("❌ ", ""), ("≈ ", "~")):
+            text = text.replace(symbol, plain)
+        sys.stdout.write(text.encode("ascii", "replace").decode("ascii"))
+
+
 def _cell(metric, experiment, baseline):
     value = format_value((metric.get("values") or {}).get(experiment))
-    runs = (metric.get("runs") or {}).get(experiment)
-    if runs and runs > 1:
-        value += f" (n={runs})"
+    verdict = (metric.get("verdict") or {}).get(experiment)
+    if verdict == "invalid":
+        return VERDICT_SYMBOLS["invalid"]
     if experiment == baseline:
         return value
     delta = (metric.get("delta_pct") or {}).get(experiment)
-    verdict = (metric.get("verdict") or {}).get(experiment)
     extra = []
     if delta is not None:
         extra.append(f"{delta:+.1f}%")
     if verdict:
-        extra.append(verdict.replace("_", " "))
+        extra.append(VERDICT_SYMBOLS.get(verdict, verdict.replace("_", " ")))
     return value + (" " + ", ".join(extra) if extra else "")
+
+
+def _run_counts(doc):
+    """Per experiment: (runs counted, invalid runs left out), from the columns when the server sends them."""
+    counts = {}
+    for column in doc.get("columns") or []:
+        runs = column.get("runs") or []
+        counts[column.get("name")] = (sum(1 for r in runs if r.get("included", True)),
+                                      sum(1 for r in runs if not r.get("included", True)))
+    if not counts:
+        for metric in doc.get("metrics") or []:
+            for name, n in (metric.get("runs") or {}).items():
+                counts[name] = (max(n, counts.get(name, (0, 0))[0]), 0)
+    return counts
+
+
+def column_header(name, baseline, counts):
+    """`direct (baseline, 3 runs)`, and the invalid runs left out when there are any."""
+    parts = ["baseline"] if name == baseline else []
+    if name in counts:
+        n, invalid = counts[name]
+        parts.append("{} run{}".format(n, "" if n == 1 else "s"))
+        if invalid:
+            parts.append(f"{invalid} invalid left out")
+    return f"{name} ({', '.join(parts)})" if parts else name
 
 
 def compare_rows(doc):
     """Header and rows of the comparison: a metric per row, an experiment per column."""
     baseline = doc.get("baseline")
     experiments = doc.get("experiments") or []
-    header = ["metric"] + [f"{e} (baseline)" if e == baseline else e for e in experiments]
+    counts = _run_counts(doc)
+    header = ["metric"] + [column_header(e, baseline, counts) for e in experiments]
     rows = []
     for metric in doc.get("metrics") or []:
         arrow = {"higher_is_better": " (higher is better)", "lower_is_better": " (lower is better)"}
@@ -175,6 +217,36 @@ def findings_lines(doc):
             knob = f" -> {s.get('knob')}: {s.get('from')} -> {s.get('to')}" if s else ""
             out.append(f"{entry.get('experiment')}: [{f.get('severity')}] {f.get('title')}{knob}")
     return out
+
+
+DEFAULT_GATE_METRICS = ("wrk.requests_per_sec", "wrk.latency_percentiles_ms.99")
+
+
+def gate(doc, metrics):
+    """(failures, problems) of the CI gate: a failure per chosen metric of a non-baseline experiment that is
+    worse beyond noise; problems are chosen metrics the comparison does not have."""
+    by_key = {m.get("key"): m for m in doc.get("metrics") or []}
+    baseline = doc.get("baseline")
+    failures, problems = [], []
+    for wanted in metrics or DEFAULT_GATE_METRICS:
+        key = wanted if wanted in by_key else "wrk." + wanted
+        metric = by_key.get(key)
+        if metric is None:
+            problems.append("no metric {!r} in this comparison (it has: {})".format(
+                wanted, ", ".join(sorted(k for k in by_key if k)) or "none"))
+            continue
+        for exp in doc.get("experiments") or []:
+            if exp == baseline:
+                continue
+            verdict = (metric.get("verdict") or {}).get(exp)
+            if verdict == "worse":
+                delta = (metric.get("delta_pct") or {}).get(exp)
+                failures.append("{}: {} is worse than {} beyond noise ({}, {} runs vs {})".format(
+                    exp, key, baseline, "n/a" if delta is None else f"{delta:+.1f}%",
+                    (metric.get("runs") or {}).get(exp), (metric.get("runs") or {}).get(baseline)))
+            elif verdict == "invalid":
+                sys.stderr.write(f"perflab-agent compare: {exp}: {key} not judged: no valid run\n")
+    return failures, problems
 
 
 def render_table(doc):
@@ -203,7 +275,10 @@ def render_markdown(doc):
 
 
 def compare(client, args):
+    """Print the comparison; with --fail-on worse, exit 3 when a chosen metric got worse beyond noise."""
     query = {"baseline": args.baseline, "experiments": list(args.experiments)}
+    if args.include_invalid:
+        query["include_invalid"] = "true"
     try:
         resp = client.call("GET", f"/api/projects/{args.project}/compare", query=query,
                            deadline=time.monotonic() + CALL_DEADLINE_S, what="compare")
@@ -220,7 +295,16 @@ def compare(client, args):
     if args.format == "json":
         _print_json(doc)
     elif args.format == "markdown":
-        sys.stdout.write(render_markdown(doc))
+        _write(render_markdown(doc))
     else:
-        sys.stdout.write(render_table(doc))
-    return 0
+        _write(render_table(doc))
+    if not args.fail_on:
+        return 0
+    failures, problems = gate(doc, args.metric)
+    for problem in problems:
+        log.error("compare --fail-on: %s", problem)
+    if problems:
+        return 2
+    for failure in failures:
+        sys.stderr.write(f"FAIL {failure}\n")
+    return 3 if failures else 0

@@ -18,6 +18,7 @@ import threading
 import time
 
 from perflab_agent import __version__, facts, procs
+from perflab_agent.clock import ClockEstimator
 from perflab_agent.collectors import (
     SNAPSHOTS,
     SnapshotCollector,
@@ -94,7 +95,9 @@ class Daemon:
         # Run id -> when the server first stopped listing it (captures and leftovers from a restart).
         self.missing_since = {}
         self.leftovers = {run_id for run_id, _ in spool.open_streams()}
+        self.clock = ClockEstimator()
         self.clock_offset = None
+        self.clock_error = None
         self.usage = procs.SelfUsage()
 
     def run(self):
@@ -132,16 +135,16 @@ class Daemon:
 
     def _note_server_time(self, server_time, t_send, t_recv):
         # Only for answers that are not held back (not the long poll): the server's clock is read
-        # near the middle of the round trip.
-        if isinstance(server_time, (int, float)):
-            self.clock_offset = round(server_time - (t_send + t_recv) / 2.0, 4)
+        # somewhere within the round trip.
+        self.clock.add(server_time, t_send, t_recv)
+        self.clock_offset, self.clock_error = self.clock.estimate()
 
     def _heartbeats(self):
         while not self.stop_event.wait(self.heartbeat_interval):
             body = {"agent_id": self.agent_id}
             body.update(self.spool.stats())
             body.update({"cpu_pct": self.usage.cpu_pct(), "rss_kb": self.usage.rss_kb(),
-                         "clock_offset_s": self.clock_offset})
+                         "clock_offset_s": self.clock_offset, "clock_error_s": self.clock_error})
             t_send = time.time()
             try:
                 resp = self.client.request("POST", "/api/agent/heartbeat", json_body=body, timeout=10)

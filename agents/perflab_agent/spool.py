@@ -261,6 +261,8 @@ class Spool:
                 last = seq == entry.last
                 empty = dict(batch, seq=seq, lines=[], closed=bool(batch.get("closed")) and last,
                              error=batch.get("error") if last else None)
+                if seq != entry.file_seq:
+                    empty.pop("refused_lines", None)  # the count belongs to the refused seq alone
                 items.append(Item((st.run_id, st.name, seq), empty, _STUB_BATCH_BYTES, st, entry))
         return items
 
@@ -298,11 +300,20 @@ class Spool:
             self._notify()
 
     def reject(self, item, reason):
-        """The server called the batch malformed: keep it aside (never resent) and count it."""
+        """The server called the batch malformed: keep it aside (never resent) and count it.
+
+        Its seq is then sent again empty, with `refused_lines`: the server parses strictly in seq
+        order, so a refused seq that never arrives would stall the stream for good (issue 9).
+        """
         with self._lock:
             self._inflight.discard(item.entry)
-            if item.entry in item.stream.files:
-                self._set_aside(item.stream, item.entry, reason)
+            st, entry = item.stream, item.entry
+            if entry in st.files:
+                if entry.stub or entry.count != 1:
+                    # Already the empty stand-in (or a range of them): nothing left to salvage.
+                    self._set_aside(st, entry, reason)
+                else:
+                    self._refuse(st, entry, item.batch, reason)
             self._notify()
 
     def drop_run(self, run_id):
@@ -563,6 +574,24 @@ class Spool:
         self._persist_counts(None)
         log.error("spool: batch %d of %s (run %s) set aside in %s: %s",
                   entry.file_seq, st.name, st.run_id, os.path.join(self.path, "rejected"), reason)
+
+    def _refuse(self, st, entry, batch, reason):
+        name = f"{st.run_id}_{os.path.basename(st.path)}_{entry.file_seq}"
+        try:
+            shutil.copyfile(st.file_path(entry), os.path.join(self.path, "rejected", name + ".json"))
+        except OSError:
+            pass
+        self._write_reason(name, reason)
+        refused = len(batch.get("lines") or [])
+        stand_in = {k: v for k, v in batch.items() if k in ("run_id", "stream", "source", "role", "seq",
+                                                              "dropped", "closed", "error")}
+        stand_in.update(lines=[], refused_lines=refused, stub_through=entry.last)
+        self._rewrite(st, entry, stand_in)
+        entry.stub = True
+        self._counters["rejected_batches"] += 1
+        self._persist_counts(None)
+        log.error("spool: batch %d of %s (run %s) refused (%s); set aside in %s, its seq is sent again empty",
+                  entry.file_seq, st.name, st.run_id, reason, os.path.join(self.path, "rejected"))
 
     def _write_reason(self, name, reason):
         try:

@@ -66,6 +66,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _exit_on_signal)
     lock = _lock_data_dir(settings.data_dir) if not settings.database_url else None
     settings.resolved_secret_key()
+    if not settings.database_url:
+        orphan = db.orphan_postmaster(settings.data_dir / "pgdata")
+        if orphan is not None:
+            print(f"perflab: adopting the embedded PostgreSQL (pid {orphan}) left running by a server that "
+                  "was killed; it stops with this one", flush=True)
     url = db.database_url(settings)
     if not settings.database_url:
         print(f"perflab: embedded PostgreSQL in {settings.data_dir / 'pgdata'}", flush=True)
@@ -86,12 +91,36 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
     from perflab.main import create_app
 
+    trusted = settings.trusted_proxy_list()
+    config = uvicorn.Config(
+        create_app(), host=host, port=port, log_level="info", access_log=False,
+        # uvicorn believes X-Forwarded-For from 127.0.0.1 by default: only configured proxies are.
+        proxy_headers=bool(trusted), forwarded_allow_ips=trusted or [],
+        # h11 with a bounded header block; HeaderLimitMiddleware caps the count.
+        http="h11", h11_max_incomplete_event_size=settings.max_request_header_bytes,
+        # Waiting requests end on their own at shutdown (perflab.shutdown); this bounds the rest.
+        timeout_graceful_shutdown=3,
+    )
     try:
-        uvicorn.run(create_app(), host=host, port=port, log_level="info", access_log=False)
+        _server_class()(config).run()
     finally:
         db.stop_embedded()
         del lock
     return 0
+
+
+def _server_class() -> Any:
+    import uvicorn
+
+    from perflab import shutdown
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # Tell SSE streams and long polls to answer now, or uvicorn waits for them.
+            shutdown.begin()
+            super().handle_exit(sig, frame)
+
+    return Server
 
 
 def _exit_on_signal(signum: int, _frame: Any) -> None:

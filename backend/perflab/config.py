@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -31,7 +31,23 @@ class Settings(BaseSettings):
     max_upload_bytes: int = 256 * 1024 * 1024
     max_decompressed_bytes: int = 1024 * 1024 * 1024
     max_batch_bytes: int = 8 * 1024 * 1024
+    # Request bodies: anonymous callers may send this much (login is the only anonymous POST).
+    max_anonymous_body_bytes: int = 16 * 1024
+    # Authenticated JSON routes other than uploads (the largest text field is 50,000 characters).
+    max_json_body_bytes: int = 1024 * 1024
+    max_request_headers: int = 100
+    max_request_header_bytes: int = 32 * 1024
+    # Addresses (or CIDR networks) of reverse proxies whose X-Forwarded-For/-Proto are believed,
+    # comma-separated. Empty: the header is ignored and the peer address is the client.
+    trusted_proxies: str = ""
+    # Host names answered besides the host of public_url (and loopback names outside production),
+    # comma-separated; anything else gets 400 so a DNS-rebound name cannot reach the API.
+    allowed_hosts: str = ""
+    # /api/openapi.json and /api/docs need a session unless this is true.
+    public_api_docs: bool = False
     frontend_dist: Path | None = None
+    # A running agent run with no line for this long ends `partial` (its `perflab-agent run` died).
+    run_silence_s: float = Field(default=600.0, gt=0)
 
     @model_validator(mode="after")
     def _refuse_insecure(self) -> Settings:
@@ -75,6 +91,25 @@ class Settings(BaseSettings):
         with os.fdopen(fd, "w") as fh:
             fh.write(key)
         return key
+
+    def allowed_host_names(self) -> frozenset[str]:
+        from urllib.parse import urlsplit
+
+        names = {h.strip().lower() for h in self.allowed_hosts.split(",") if h.strip()}
+        if self.public_url:
+            host = urlsplit(self.public_url).hostname
+            if host:
+                names.add(f"[{host}]" if ":" in host else host)
+        if self.env != "production" or not self.public_url:
+            names |= {"localhost", "127.0.0.1", "[::1]"}
+            if self.host not in ("0.0.0.0", "::"):
+                names.add(f"[{self.host}]" if ":" in self.host else self.host.lower())
+        if self.env == "test":
+            names.add("testserver")
+        return frozenset(names)
+
+    def trusted_proxy_list(self) -> list[str]:
+        return [p.strip() for p in self.trusted_proxies.split(",") if p.strip()]
 
     def base_url(self) -> str:
         return self.public_url or f"http://{self.host}:{self.port}"

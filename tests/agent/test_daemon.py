@@ -83,7 +83,7 @@ def test_daemon_captures_a_run_from_join_to_closed_streams(server: FakeServer, t
         assert kinds["sysctl"]["body"].startswith(b"net.core.somaxconn = ")
         beats = wait_until(lambda: server.heartbeats, 10, "heartbeat")
         assert set(beats[-1]) == {"agent_id", "spool_bytes", "spool_batches", "dropped_lines", "rejected_batches",
-                                  "cpu_pct", "rss_kb", "clock_offset_s"}
+                                  "cpu_pct", "rss_kb", "clock_offset_s", "clock_error_s"}
         assert 0 < beats[-1]["rss_kb"] < 60_000 and abs(beats[-1]["clock_offset_s"]) < 1
     finally:
         assert daemon.stop() == 0
@@ -146,6 +146,9 @@ def test_five_seconds_of_latency_per_request_does_not_stall_sampling(server: Fak
     # A sampler waiting on the sender would leave 5 s holes; on time, lines come once a second.
     assert len(rows) >= 10 and max(gaps) < 2.0 and 0.85 < sum(gaps) / len(gaps) < 1.15, gaps
     assert all(beat["rss_kb"] < 60_000 for beat in server.heartbeats)
+    # Latency is not clock skew: the offset comes from the fastest round trip, with its error bar.
+    beats = [b for b in server.heartbeats if b.get("clock_offset_s") is not None]
+    assert beats and all(abs(b["clock_offset_s"]) - b["clock_error_s"] <= 1.0 for b in beats), beats[-3:]
     seqs = [b["seq"] for b in server.batches(run_id, "vmstat")]
     assert seqs == list(range(1, len(seqs) + 1))
 

@@ -86,6 +86,11 @@ def test_a_malformed_batch_is_set_aside_and_never_retried(rig: Rig) -> None:
     assert tries == 0 and len(requests_with_poison) <= 3, "isolated by halving, then never again"
     assert rig.spool.stats()["rejected_batches"] == 1
     assert len(list(Path(rig.spool.path, "rejected").glob("*.json"))) == 1
+    # The refused seq is sent again empty, so the server's strictly ordered parsing goes on past it.
+    batches = rig.server.batches(rig.run_id, "load")
+    assert [b["seq"] for b in batches] == list(range(1, len(batches) + 1))
+    stand_ins = [b for b in batches if b.get("refused_lines")]
+    assert [(b["lines"], b["refused_lines"]) for b in stand_ins] == [([], 1)]
 
 
 def test_backpressure_waits_at_least_retry_after(rig: Rig) -> None:

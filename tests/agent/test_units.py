@@ -222,10 +222,16 @@ def test_spool_counts_and_keeps_rejected_batches(tmp_path: Path) -> None:
     spool.seal(RUN, "vmstat", [_line(1)])
     [item] = spool.checkout(10**6, 10)
     spool.reject(item, "HTTP 422: bad line")
-    assert spool.checkout(10**6, 10) == []
     assert spool.stats()["rejected_batches"] == 1
     kept = list((tmp_path / "rejected").glob("*.json"))
     assert len(kept) == 1 and json.loads(kept[0].read_text())["lines"][0][2] == "line 1"
+    # Its seq goes again, empty, saying how many lines were refused: the server must not wait for it.
+    [stand_in] = spool.checkout(10**6, 10)
+    assert (stand_in.batch["seq"], stand_in.batch["lines"], stand_in.batch["refused_lines"]) == (1, [], 1)
+    # A stand-in refused too is set aside for good: nothing is retried forever.
+    spool.reject(stand_in, "HTTP 422: still bad")
+    assert spool.checkout(10**6, 10) == []
+    assert spool.pending(RUN) == 0
 
 
 def test_spool_age_limit_counts_old_lines_as_dropped(tmp_path: Path) -> None:
@@ -240,3 +246,42 @@ def test_spool_age_limit_counts_old_lines_as_dropped(tmp_path: Path) -> None:
     spool.expire()
     items = spool.checkout(10**6, 10)
     assert [(i.key[2], len(i.batch["lines"]), i.batch["dropped"]) for i in items] == [(1, 0, 2), (2, 1, 2)]
+
+
+# ---------------------------------------------------------------- clock offset
+
+
+def test_clock_offset_comes_from_the_fastest_round_trip() -> None:
+    from perflab_agent.clock import ClockEstimator
+
+    clock = ClockEstimator()
+    assert clock.estimate(now=0.0) == (None, None)
+    # Two quick exchanges with clocks in step, then 5 s of backend latency before the server reads its
+    # clock: the midpoint of a slow exchange would say the server is 2.5 s ahead.
+    clock.add(1000.01, 1000.0, 1000.02, now=0.0)
+    clock.add(1010.005, 1010.0, 1010.01, now=10.0)
+    for i in range(5):
+        t = 1020.0 + 10 * i
+        clock.add(t + 5.0, t, t + 5.001, now=20.0 + 10 * i)
+    offset, error = clock.estimate(now=70.0)
+    assert abs(offset) < 0.01 and error < 0.01
+    # A real 3 s skew measured over a fast exchange is reported as such.
+    skewed = ClockEstimator()
+    skewed.add(2003.0, 2000.0, 2000.02, now=0.0)
+    assert skewed.estimate(now=1.0) == (2.99, 0.01)
+
+
+def test_only_slow_exchanges_give_an_error_bar_as_wide_as_the_latency() -> None:
+    from perflab_agent.clock import ClockEstimator
+
+    clock = ClockEstimator()
+    for i in range(4):
+        t = 5000.0 + 10 * i
+        clock.add(t + 5.0, t, t + 5.0, now=float(i))
+    offset, error = clock.estimate(now=4.0)
+    # The server's verdict (ingest.service.evaluate) weighs |offset| - error: no evidence of skew here.
+    assert offset == 2.5 and error == 2.5 and abs(offset) - error <= 1.0
+    # Old exchanges age out; NaN and a stepped clock are ignored.
+    clock.add(float("nan"), 1.0, 2.0, now=5.0)
+    clock.add(10.0, 2.0, 1.0, now=5.0)
+    assert clock.estimate(now=1e6) == (None, None)

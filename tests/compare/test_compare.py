@@ -313,10 +313,10 @@ def test_exports_csv_neutralises_formulas_and_keeps_numbers(
     assert r.headers["content-disposition"].startswith("attachment;") and r.json()["baseline"] == "direct"
     md = client.get(f"/api/projects/{slug}/compare/markdown", params={"baseline": "direct",
                                                                       "experiments": ["default", evil]}).text
-    assert md.startswith("| metric | direct (3 runs) | default (3 runs) |")
-    assert "| Requests/sec | 12789.39 ⚠ | 6713.80 (-47.5%, worse) |" in md
+    assert md.startswith("| metric | direct (baseline, 3 runs) | default (3 runs) |")
+    assert "| Requests/sec | 12789.39 ⚠ | 6713.80 (-47.5%, ❌ worse) |" in md
     assert "=HYPERLINK(\"http://x\") (1 run)" in md
-    assert "| p50 latency | 4.17ms ⚠ | 11.79ms (+183%, worse) |" in md
+    assert "| p50 latency | 4.17ms ⚠ | 11.79ms (+183%, ❌ worse) |" in md
 
 
 def test_compare_reads_precomputed_data_only_in_a_bounded_number_of_queries(
@@ -334,7 +334,7 @@ def test_compare_reads_precomputed_data_only_in_a_bounded_number_of_queries(
         _compare(client, investigation.slug)
     finally:
         event.remove(db_engine, "before_cursor_execute", record)
-    assert statements and not any(re.search(r"\b(FROM|JOIN)\s+sample\b", st, re.IGNORECASE) for st in statements)
+    assert statements and not any(re.search(r"\b(FROM|JOIN)\s+series_chunk\b", st, re.IGNORECASE) for st in statements)
     assert len(statements) <= 20, len(statements)
 
 

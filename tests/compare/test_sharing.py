@@ -193,3 +193,33 @@ def test_unknown_tokens_are_404_and_guessing_is_rate_limited(anon: TestClient, g
     r = anon.get(f"/api/share/{guess}")
     assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
     _assert_share_headers(r)
+
+
+def test_notes_written_or_edited_after_sharing_stay_off_the_public_link(
+    client: TestClient, anon: TestClient, small_investigation: Investigation
+) -> None:
+    slug = small_investigation.slug
+    experiments = client.get(f"/api/projects/{slug}/experiments").json()["items"]
+    default_id = next(e["id"] for e in experiments if e["name"] == "default")
+    run_id = small_investigation.runs["default"][0]
+
+    def note(body: str, **where: Any) -> int:
+        r = client.post(f"/api/projects/{slug}/notes", json={"body_md": body, **where})
+        assert r.status_code == 201, r.text
+        return int(r.json()["id"])
+
+    note("before: sy is 80% with nginx in front", experiment_id=default_id)
+    edited = note("before, later edited", experiment_id=default_id)
+    note("before: a range on the chart", run_id=run_id, t_start_s=1, t_end_s=3)
+    token = _share(client, _save(client, slug)["short_id"])["token"]
+    note("after: reviewer-only musings", experiment_id=default_id)
+    note("after: a range added later", run_id=run_id, t_start_s=2, t_end_s=4)
+    assert client.patch(f"/api/notes/{edited}", json={"body_md": "rewritten after sharing"}).status_code == 200
+
+    shared = [n["body_md"] for n in anon.get(f"/api/share/{token}").json()["compare"]["notes"]]
+    assert shared == ["before: sy is 80% with nginx in front", "before: a range on the chart"]
+    overlay = anon.get(f"/api/share/{token}/overlay", params={"role": "proxy", "metric": "vmstat.sy"}).json()
+    assert [n["body_md"] for n in overlay["notes"]] == ["before: a range on the chart"]
+    # The live comparison, for the project's members, has every note.
+    live = client.get(f"/api/projects/{slug}/compare", params={"baseline": "direct", "experiments": ["default"]})
+    assert len(live.json()["notes"]) == 5

@@ -69,6 +69,7 @@ async function loadInvestigation(
   agent: APIRequestContext,
   slug: string,
   csrf: string,
+  experiments: readonly string[] = EXPERIMENTS,
 ) {
   const { token } = await ok(
     user.post(`/api/projects/${slug}/tokens`, {
@@ -94,7 +95,7 @@ async function loadInvestigation(
     );
   }
   let t = Date.now() / 1000 - 3600;
-  for (const exp of EXPERIMENTS) {
+  for (const exp of experiments) {
     for (const n of [1, 2, 3]) {
       const dir = join(CAPTURE, exp, `run${n}`);
       const read = (f: string) => readFileSync(join(dir, f), "utf8");
@@ -174,6 +175,7 @@ async function loadInvestigation(
       t += 60;
     }
   }
+  return auth;
 }
 
 test("compare against a baseline, note, decide, save & share, open logged out, revoke", async ({
@@ -214,10 +216,12 @@ test("compare against a baseline, note, decide, save & share, open logged out, r
   }
   await page.getByRole("link", { name: "Compare", exact: true }).click();
   await expect(page).toHaveURL(/\/compare\?/);
-  await page.getByLabel("Baseline", { exact: true }).selectOption("direct");
-  await expect(page).toHaveURL(/base=direct/);
-  // Ids from the history become names once known: the address reads like the issue's example.
-  await expect(page).toHaveURL(/e=default&e=buffers-128x4k&e=buffers-4x128k&e=direct/);
+  await page.getByLabel("Baseline", { exact: true }).selectOption({ label: "direct" });
+  // Links name experiments by id (a rename breaks none); the page shows the names.
+  await expect(page).toHaveURL(/base=\d+/);
+  await expect
+    .poll(() => new URL(page.url()).searchParams.getAll("e").every((e) => /^\d+$/.test(e)))
+    .toBe(true);
 
   const table = page.getByTestId("result-table");
   const head = table.locator("thead th");
@@ -336,4 +340,111 @@ test("compare against a baseline, note, decide, save & share, open logged out, r
   await expect(rows.first()).toContainText("adopted");
 
   expect(dialogs).toBe(0);
+});
+
+test("invalid runs are struck through and out of the verdict; a renamed experiment's old link still opens", async ({
+  page,
+  playwright,
+  baseURL,
+}) => {
+  test.setTimeout(90_000);
+  await logIn(page);
+  const csrf = (await page.context().cookies()).find((c) => c.name === "perflab_csrf")?.value ?? "";
+  const slug = `validity-${Date.now().toString(36)}`;
+  await ok(
+    page.request.post("/api/projects", {
+      data: { name: "validity", slug },
+      headers: { "X-CSRF-Token": csrf },
+    }),
+    "create project",
+  );
+  const agent = await playwright.request.newContext({ baseURL });
+  const auth = await loadInvestigation(page.request, agent, slug, csrf, ["direct", "default"]);
+  // A fourth default run whose upstream answered 403 to all 269,758 requests (a real wrk output):
+  // its 26,880 req/s must not pull default's median up.
+  const runId = crypto.randomUUID();
+  const forbidden = readFileSync(
+    resolve(__dirname, "..", "fixtures", "wrk", "4.1.0_all_non2xx_403_upstream.txt"),
+    "utf8",
+  );
+  await ok(
+    agent.post("/api/agent/runs", {
+      headers: auth,
+      data: { run_id: runId, experiment: "default", label: "run 4 (403s)", wait_for_roles: ["loadgen"] },
+    }),
+    "create run",
+  );
+  await ok(
+    agent.post(`/api/agent/runs/${runId}/join`, {
+      headers: auth,
+      data: { agent_id: LOADGEN.agent_id, role: "loadgen", streams: ["load"] },
+    }),
+    "join",
+  );
+  await ok(
+    agent.post(`/api/agent/runs/${runId}/start`, { headers: auth, data: { started_at: Date.now() / 1000 } }),
+    "start",
+  );
+  const now = Date.now() / 1000;
+  const lines = forbidden
+    .split("\n")
+    .map((l, i): [number, number, string] => [now + i * 1e-3, 1 + i * 1e-3, l]);
+  await ok(
+    agent.post("/api/ingest/batches", {
+      headers: auth,
+      data: { agent_id: LOADGEN.agent_id, batches: [batch(runId, "load", "wrk", "loadgen", lines)] },
+    }),
+    "load batch",
+  );
+  await ok(
+    agent.post(`/api/agent/runs/${runId}/finish`, { headers: auth, data: { exit_code: 0 } }),
+    "finish",
+  );
+  await agent.dispose();
+
+  // An old, name-based link: it opens, and the address turns into ids.
+  await page.goto(`/p/${slug}/compare?e=default&base=direct`);
+  const ids = () => {
+    const p = new URL(page.url()).searchParams;
+    return `${p.getAll("e").join(",")} ${p.get("base")}`;
+  };
+  await expect.poll(ids).toMatch(/^\d+ \d+$/);
+  const invalid = page.getByTestId("result-table").getByTestId("invalid-run");
+  await expect(invalid).toHaveCount(1);
+  await expect(invalid).toContainText("269758 of 269758 responses were not 2xx/3xx");
+  await expect(invalid.locator("s")).toHaveText("run 4 (403s)");
+  const rps = page.getByTestId("result-table").locator('tr[data-metric="wrk.requests_per_sec"]');
+  const cell = rps.getByTestId("cmp-cell").nth(1);
+  await expect(cell).toContainText("n=3");
+  await expect(cell).toContainText("1 invalid left out");
+  await expect(cell.locator("[data-verdict]")).toHaveText(/worse/);
+
+  // Included on purpose: the toggle is in the URL and the run is counted.
+  // The toggle lives in the URL: it turns checked after the navigation, so click and wait.
+  const toggle = page.getByTestId("include-invalid");
+  await toggle.click();
+  await expect(toggle).toBeChecked();
+  await expect(page).toHaveURL(/inv=1/);
+  await expect(cell).toContainText("n=4");
+  await expect(invalid.locator("s")).toHaveCount(0);
+  await expect(invalid).toContainText("(counted)");
+
+  // Renamed: the old link still opens, under the new name.
+  const items = (await ok(page.request.get(`/api/projects/${slug}/experiments`), "history")).items as {
+    id: number;
+    name: string;
+  }[];
+  const id = items.find((e) => e.name === "default")?.id;
+  await ok(
+    page.request.patch(`/api/experiments/${id}`, {
+      data: { name: "proxy default buffers" },
+      headers: { "X-CSRF-Token": csrf },
+    }),
+    "rename",
+  );
+  await page.goto(`/p/${slug}/compare?e=default&base=direct`);
+  await expect(page.getByTestId("result-table").locator("thead th").nth(2)).toContainText(
+    "proxy default buffers",
+  );
+  await expect.poll(ids).toMatch(new RegExp(`^${id} \\d+$`));
 });

@@ -7,9 +7,11 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import {
+  children,
   compileSearch,
   findPath,
   layoutTree,
+  nameOf,
   searchTree,
   treeFromFolded,
 } from "../../frontend/src/lib/flamegraph";
@@ -65,7 +67,7 @@ async function dropFile(page: Page, testId: string, path: string, name: string) 
 
 /** Page coordinates of a frame's centre in a flame-oriented graph, computed with the same model. */
 async function framePoint(page: Page, canvasLabel: string, folded: string, path: string[]) {
-  const canvas = page.getByRole("img", { name: canvasLabel, exact: true });
+  const canvas = page.getByRole("application", { name: canvasLabel, exact: true });
   // The root rows are at the bottom of the canvas: bring that edge into the window.
   await canvas.evaluate((el) => el.scrollIntoView({ block: "end" }));
   const box = await canvas.boundingBox();
@@ -128,7 +130,7 @@ test("upload, view, search, zoom, sandwich and diff two real profiles", async ({
   await page.goto(`/p/${slug}/runs/${defaultRun}/profiles`);
   await page.getByRole("link", { name: "perf-script" }).click();
   await expect(page).toHaveURL(new RegExp(`/p/${slug}/profiles/[0-9a-f-]{36}$`));
-  const canvas = page.getByRole("img", { name: "Flame graph", exact: true });
+  const canvas = page.getByRole("application", { name: "Flame graph", exact: true });
   await expect(canvas).toBeVisible();
   await page.keyboard.press("/");
   await expect(page.getByLabel("Search frames (regular expression)")).toBeFocused();
@@ -183,8 +185,8 @@ test("upload, view, search, zoom, sandwich and diff two real profiles", async ({
   await table.getByRole("button", { name: "Sandwich of do_readv" }).click();
   await expect(page).toHaveURL(/fn=do_readv/);
   await expect(page.getByRole("heading", { name: "Sandwich: do_readv" })).toBeVisible();
-  await expect(page.getByRole("img", { name: "Callers of do_readv" })).toBeVisible();
-  await expect(page.getByRole("img", { name: "Callees of do_readv" })).toBeVisible();
+  await expect(page.getByRole("application", { name: "Callers of do_readv" })).toBeVisible();
+  await expect(page.getByRole("application", { name: "Callees of do_readv" })).toBeVisible();
   await table.getByRole("button", { name: /^Self/ }).click();
   await expect(page).toHaveURL(/sort=self/);
 
@@ -199,7 +201,7 @@ test("upload, view, search, zoom, sandwich and diff two real profiles", async ({
   await expect(norm).toContainText("scaled by");
   // default has 3,535,070,112 ns of samples, buffers-4x128k 3,795,591,152: factor 0.9314.
   await expect(norm).toContainText("×0.9314");
-  await expect(page.getByRole("img", { name: "Differential flame graph" })).toBeVisible();
+  await expect(page.getByRole("application", { name: "Differential flame graph" })).toBeVisible();
   await expect(page.getByRole("table", { name: "Function changes" })).toContainText("__GI___writev");
   await page.getByLabel("Search frames (regular expression)").fill("writev");
   await expect(page.getByTestId("search-matched")).toContainText("of base");
@@ -250,7 +252,7 @@ test("a frame named like markup is shown as text and runs nothing", async ({ pag
     buffer: Buffer.from(`main;${XSS} 30\nmain;';alert(1);// 10\nmain;ok 5\n`),
   });
   await page.getByRole("link", { name: "Open flame graph" }).click();
-  await expect(page.getByRole("img", { name: "Flame graph", exact: true })).toBeVisible();
+  await expect(page.getByRole("application", { name: "Flame graph", exact: true })).toBeVisible();
   await page.getByRole("tab", { name: "Functions" }).click();
   const table = page.getByRole("table", { name: "Functions" });
   await expect(table.getByRole("button", { name: `Sandwich of ${XSS}` })).toHaveText(XSS);
@@ -261,4 +263,70 @@ test("a frame named like markup is shown as text and runs nothing", async ({ pag
   await expect(page.getByTestId("search-matched")).toContainText("66.7%");
   expect(await page.locator("img[src=x], [onerror]").count()).toBe(0);
   expect(dialogs).toEqual([]);
+});
+
+test("the flame graph is usable from the keyboard", async ({ page }) => {
+  await logIn(page);
+  const unique = Date.now().toString(36);
+  const slug = `flame-keys-${unique}`;
+  await apiPost(page, "/api/projects", { name: `flame keys ${unique}`, slug });
+  const run = await importRun(page, slug, "default");
+  const folded = readFileSync(join(CAPTURE, "default", "stacks.folded"), "utf8");
+  const csrf = (await page.context().cookies()).find((c) => c.name === "perflab_csrf")?.value ?? "";
+  const r = await page.request.post(`/api/runs/${run}/profiles?name=default&unit=nanoseconds`, {
+    data: Buffer.from(folded),
+    headers: { "Content-Type": "application/octet-stream", "X-CSRF-Token": csrf },
+  });
+  expect(r.status()).toBe(201);
+  const { profile_id: profileId } = await r.json();
+
+  await page.goto(`/p/${slug}/profiles/${profileId}`);
+  const canvas = page.getByRole("application", { name: "Flame graph", exact: true });
+  await expect(canvas).toBeVisible();
+  const live = page.getByTestId("flame-focus");
+  await expect(live).toHaveAttribute("aria-live", "polite");
+
+  // The same model the page uses tells which frames the arrows must reach (culled frames are skipped).
+  const tree = treeFromFolded(folded);
+  const box = await canvas.boundingBox();
+  if (!box) throw new Error("no canvas");
+  const layout = layoutTree(tree, { widthPx: Math.floor(box.width), minWidthPx: 0.5 });
+  const shown = (node: number) => [...children(tree, node)].filter((c) => (layout.slotOf[c] as number) >= 0);
+  const nginx = findPath(tree, ["nginx"]).node;
+  const first = shown(nginx)[0] as number;
+  const second = shown(nginx)[1] as number;
+
+  // Tab reaches the canvas; its focus ring is visible and the frame is announced.
+  await page.getByLabel("Search frames (regular expression)").focus();
+  for (let i = 0; i < 12 && !(await canvas.evaluate((el) => el === document.activeElement)); i++) {
+    await page.keyboard.press("Tab");
+  }
+  await expect(canvas).toBeFocused();
+  expect(await canvas.evaluate((el) => getComputedStyle(el).outlineStyle)).toBe("solid");
+  await expect(live).toHaveText(/^all: /);
+  // A flame graph grows upwards: up goes to the callee, down back to the caller.
+  await page.keyboard.press("ArrowUp");
+  await expect(live).toHaveText(/^nginx: .* of all/);
+  await page.keyboard.press("ArrowUp");
+  await expect(live).toContainText(`${nameOf(tree, first)}: `);
+  await expect(live).toHaveText(/, depth 2$/);
+  await page.keyboard.press("ArrowRight");
+  const secondName = nameOf(tree, second);
+  await expect(live).toContainText(`${secondName}: `);
+  await page.keyboard.press("ArrowLeft");
+  await expect(live).toContainText(`${nameOf(tree, first)}: `);
+  await page.keyboard.press("ArrowRight");
+  // Enter zooms into the focused frame (the zoom is in the URL, like a click).
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`zoom=nginx%3B${encodeURIComponent(secondName)}`));
+  await expect(
+    page.getByRole("navigation", { name: "Zoom path" }).locator("[aria-current=location]"),
+  ).toHaveText(secondName);
+  await expect(canvas).toBeFocused();
+  await page.keyboard.press("ArrowDown");
+  await expect(live).toHaveText(/^nginx: /);
+  // Escape resets the zoom and brings the focus back to the root.
+  await page.keyboard.press("Escape");
+  await expect(page).not.toHaveURL(/zoom=/);
+  await expect(live).toHaveText(/^all: /);
 });

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import random
 import time
 import uuid
 from typing import Any
 
 from fastapi.testclient import TestClient
+from perflab.series.service import read_points
 from sqlalchemy import text
 
 from tests.conftest import FIXTURES
@@ -62,12 +64,20 @@ def _run(agent: Agent, experiment: str = "default", roles: list[str] | None = No
     return run_id
 
 
+def _values(session: Any, run_id: str) -> list[float]:
+    """Every stored sample value of the run, decoded from its series chunks."""
+    sids = session.execute(text("SELECT id FROM series WHERE run_id = :r"), {"r": run_id}).scalars().all()
+    points = read_points(session, [(uuid.UUID(run_id), sid) for sid in sids])
+    return [v for _, values in points.values() for v in values]
+
+
 def _state(session: Any, run_id: str) -> dict[str, Any]:
     q = lambda sql: session.execute(text(sql), {"r": run_id}).scalar()
+    values = _values(session, run_id)
     return {
         "chunks": q("SELECT count(*) FROM raw_chunk WHERE run_id = :r"),
-        "samples": q("SELECT count(*) FROM sample WHERE run_id = :r"),
-        "sum": q("SELECT round(sum(value)::numeric, 3) FROM sample WHERE run_id = :r"),
+        "samples": len(values),
+        "sum": round(math.fsum(values), 3),
         "series": q("SELECT count(*) FROM series WHERE run_id = :r"),
         "lines": q("SELECT sum(lines) FROM stream WHERE run_id = :r"),
         "summaries": q("SELECT count(*) FROM summary WHERE run_id = :r"),

@@ -133,7 +133,9 @@ def test_original_svg_is_only_a_sandboxed_download(client: TestClient, run_id: s
     assert r.status_code == 200 and r.content == svg
     assert r.headers["content-security-policy"] == "default-src 'none'; sandbox"
     assert r.headers["x-content-type-options"] == "nosniff"
-    assert r.headers["content-disposition"] == 'attachment; filename="flame_graph__x_.svg"'
+    assert r.headers["content-disposition"] == (
+        "attachment; filename=\"flame_graph__x_.svg\"; filename*=UTF-8''flame%20graph%20%3Cx%3E.svg"
+    )
     assert r.headers["content-type"] == "application/octet-stream"
 
 
@@ -237,3 +239,44 @@ def test_cli_profile_show(client: TestClient, run_id: str, capsys: pytest.Captur
     assert len(shown["top_by_self"]) == 20 and len(shown["top_by_total"]) == 20
     assert shown["top_by_total"][0] == {"name": "nginx", "self": 0, "total": 3535070112}
     assert "total: 3,535,070,112 nanoseconds" in text and "top 20 functions by self:" in text
+
+
+def test_downloads_named_in_any_script_keep_their_name(client: TestClient, run_id: str) -> None:
+    # "性能.svg" cannot travel in a Latin-1 header as it is (it was a 500): RFC 6266 and 5987 give
+    # an ASCII fallback and the UTF-8 name percent-encoded; browsers save it as 性能.svg.
+    svg = gzip.decompress(read(CAPTURES / "direct" / "flamegraph.svg.gz"))
+    pid = _upload(client, run_id, svg, name="性能.svg").json()["profile_id"]
+    meta = client.get(f"/api/profiles/{pid}").json()
+    encoded = "%E6%80%A7%E8%83%BD.svg"
+
+    original = client.get(f"/api/profiles/{pid}/original")
+    stacks = client.get(f"/api/profiles/{pid}/folded")
+    artifact = client.get(f"/api/artifacts/{meta['artifact_id']}/download")
+
+    assert original.status_code == stacks.status_code == artifact.status_code == 200
+    assert original.headers["content-disposition"] == f"attachment; filename=\"__.svg\"; filename*=UTF-8''{encoded}"
+    assert stacks.headers["content-disposition"].endswith(f"filename*=UTF-8''{encoded}.folded")
+    assert artifact.headers["content-disposition"] == original.headers["content-disposition"]
+    assert artifact.content == original.content == svg
+    for r in (original, stacks, artifact):
+        assert r.headers["content-security-policy"] == "default-src 'none'; sandbox"
+        assert r.headers["x-content-type-options"] == "nosniff"
+    plain = _upload(client, run_id, svg, name="direct.svg").json()["profile_id"]
+    assert client.get(f"/api/profiles/{plain}/original").headers["content-disposition"] == (
+        'attachment; filename="direct.svg"'
+    )
+
+
+def test_unit_of_a_folded_upload(client: TestClient, run_id: str) -> None:
+    # stackcollapse-perf.pl's output of a cpu-clock capture counts nanoseconds; the file cannot
+    # say so, the uploader can.
+    data = read(CAPTURES / "default" / "stacks.folded")
+
+    default = _upload(client, run_id, data).json()
+    given = _upload(client, run_id, data, unit="nanoseconds").json()
+    bad = _upload(client, run_id, data, unit="<b>")
+
+    assert default["unit"] == "samples" and any("unit=nanoseconds" in w for w in default["warnings"])
+    assert given["unit"] == "nanoseconds" and not any("unit=" in w for w in given["warnings"])
+    assert client.get(f"/api/profiles/{given['profile_id']}").json()["unit"] == "nanoseconds"
+    assert bad.status_code == 422 and "expected a word such as samples" in bad.json()["detail"]

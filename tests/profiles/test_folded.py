@@ -14,7 +14,7 @@ from perflab.parsers.profiles import (
     tree,
 )
 
-from .conftest import read
+from .conftest import FIXTURES, read
 
 XSS = "<img src=x onerror=alert(1)>"
 JS = "\"><svg onload=alert(1)>"  # ";" separates frames in folded text, so not ';alert(1);//' 
@@ -94,3 +94,18 @@ def test_not_utf8_is_shown_with_replacement_characters() -> None:
 
     assert profile.stacks == {"main;caf\ufffd": 3}
     assert profile.warnings == ["line 1: bytes that are not UTF-8, shown as \ufffd"]
+
+
+def test_frames_with_blanks_survive_a_folded_import() -> None:
+    # Real stackcollapse-perf.pl output (FlameGraph's perf-vertx-stacks-01, see the fixtures
+    # README): one Java frame is a single space, so its line ends ";  3". The count is what
+    # follows the last blank, as flamegraph.pl reads it; the blanks before it are the frame.
+    expected = (FIXTURES / "stackcollapse-perf" / "perf-vertx-stacks-01.folded").read_bytes()
+    odd = next(ln for ln in expected.decode().splitlines() if ln.endswith(";  3"))
+
+    profile = load_profile(expected)
+
+    assert to_folded(profile) == expected
+    assert profile.stacks[odd[:-2]] == 3 and odd[:-2].endswith("; ")
+    spaced = load_profile(b"java;operator new;Foo::bar(int, char) const 7\nmain\tprog;a b\t2\n")
+    assert spaced.stacks == {"java;operator new;Foo::bar(int, char) const": 7, "main\tprog;a b": 2}

@@ -197,3 +197,33 @@ def test_pathological_lines_take_no_time(line: bytes) -> None:
 
     assert time.process_time() - start < 0.5
     assert profile.stacks["nginx;main"] == 1
+
+
+STACKCOLLAPSE_CORPUS = sorted((FLAMEGRAPH.parent / "stackcollapse-perf").glob("*.txt.gz"))
+
+
+@pytest.mark.parametrize("source", STACKCOLLAPSE_CORPUS, ids=lambda p: p.name.removesuffix(".txt.gz"))
+def test_flamegraph_regression_inputs_fold_exactly_like_stackcollapse_perf(source: Path) -> None:
+    # Differential check: FlameGraph's own test inputs against the script's output at the same
+    # commit. The script sums periods for every event; unit="events" asks for that.
+    expected = read(source.with_name(source.name.removesuffix(".txt.gz") + ".folded"))
+
+    profile = load_profile(read(source), unit="events")
+
+    assert profile.format == "perf-script"
+    assert to_folded(profile) == expected
+
+
+def test_unindented_frame_lines_fold_like_the_script() -> None:
+    # perf-java-stacks-02: frame lines flush left, headers with no time ("java 19983 cycles:").
+    corpus = FLAMEGRAPH.parent / "stackcollapse-perf"
+    data = read(corpus / "perf-java-stacks-02.txt.gz")
+    assert b"\nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\n" in gzip.decompress(data)
+
+    profile = load_profile(data)
+
+    assert profile.format == "perf-script"
+    assert profile.unit == "samples"
+    assert to_folded(profile) == read(corpus / "perf-java-stacks-02.folded")
+    assert profile.total == 2  # two samples, each counted once (no period printed)
+    assert any(s.startswith("java;start_thread;JavaMain;") for s in profile.stacks)

@@ -103,7 +103,8 @@ def test_server_killed_for_30s_and_postgres_crashing_mid_run_lose_no_line(pg: Th
     server, token, engine = _setup(pg, tmp_path)
     agent = Agent(server, token, tmp_path / "proxy")
     try:
-        agent.daemon("--role", "proxy", "--collect", "vmstat")
+        # Three streams, as RELIABILITY 20 asks: the load's output, vmstat and pidstat (of the load).
+        agent.daemon("--role", "proxy", "--collect", "vmstat", "--collect", "pidstat:python")
         time.sleep(3)
         runner, result = _run_in_background(agent, 70)
         run_id = _run_id(engine)
@@ -128,6 +129,8 @@ def test_server_killed_for_30s_and_postgres_crashing_mid_run_lose_no_line(pg: Th
     assert _load_lines(engine, run_id) == [f"line {i}" for i in range(1, 701)]
     _contiguous(engine, run_id, "load")
     n, _ = _contiguous(engine, run_id, "vmstat")
+    assert n > 20
+    n, _ = _contiguous(engine, run_id, "pidstat:python")
     assert n > 20
     assert _status(engine, run_id) == "complete", _reasons(engine, run_id)
 
@@ -159,10 +162,14 @@ def test_daemon_killed_while_the_server_is_down_delivers_what_it_sampled(pg: Thr
         server.stop()
     _contiguous(engine, run_id, "vmstat")
     assert _load_lines(engine, run_id) == [f"line {i}" for i in range(1, 401)]
-    with engine.connect() as conn:
-        seconds = conn.execute(text(
-            "SELECT DISTINCT floor(extract(epoch FROM t))::bigint FROM sample s JOIN series x ON x.id = s.series_id "
-            "WHERE s.run_id = :r AND x.key = 'sy'"), {"r": run_id}).scalars().all()
+    from perflab.series.service import read_points
+    from sqlalchemy.orm import Session
+
+    with Session(engine) as session:
+        sid = session.execute(text("SELECT id FROM series WHERE run_id = :r AND key = 'sy'"),
+                              {"r": run_id}).scalar_one()
+        times = read_points(session, [(uuid.UUID(run_id), sid)])[(uuid.UUID(run_id), sid)][0]
+        seconds = {t // 1_000_000 for t in times}
     engine.dispose()
     # Every second vmstat sampled between the run start and the SIGKILL arrived.
     expected = set(range(int(started) + 2, int(killed_at) - 1))

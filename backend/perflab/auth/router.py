@@ -14,7 +14,13 @@ from perflab.deps import (
     SessionDep,
 )
 from perflab.errors import Forbidden
-from perflab.ratelimit import login_limiter
+from perflab.ratelimit import (
+    KNOWN_DEVICE_COOKIE,
+    account_limiter,
+    is_known_device,
+    known_device_value,
+    login_limiter,
+)
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -32,14 +38,20 @@ def _same_origin(request: Request) -> None:
 @router.post("/login", response_model=Me)
 def login(body: LoginRequest, request: Request, response: Response, db: SessionDep) -> Me:
     _same_origin(request)
+    settings = get_settings()
     client = request.client.host if request.client else "unknown"
+    account = body.email.strip().lower()
+    secret = settings.resolved_secret_key()
     login_limiter.check(client)
+    known = is_known_device(secret, account, request.cookies.get(KNOWN_DEVICE_COOKIE))
+    if not known:
+        account_limiter.check(account)
     try:
         user = service.authenticate(db, email=body.email, password=body.password)
     except Exception:
         login_limiter.miss(client)
+        account_limiter.miss(account)
         raise
-    settings = get_settings()
     token, row = service.start_session(db, user=user, days=settings.session_days)
     max_age = settings.session_days * 86400
     response.set_cookie(
@@ -47,6 +59,10 @@ def login(body: LoginRequest, request: Request, response: Response, db: SessionD
     )
     response.set_cookie(
         CSRF_COOKIE, row.csrf_token, max_age=max_age, httponly=False, samesite="lax", secure=settings.cookie_secure
+    )
+    response.set_cookie(
+        KNOWN_DEVICE_COOKIE, known_device_value(secret, account), max_age=365 * 86400, httponly=True,
+        samesite="strict", secure=settings.cookie_secure, path="/api/auth/login",
     )
     return Me(**UserRead.model_validate(user).model_dump(), csrf_token=row.csrf_token)
 

@@ -5,8 +5,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perflab.schemas_base import RequestModel
 
-class LoginRequest(BaseModel):
+
+class LoginRequest(RequestModel):
     email: str = Field(min_length=3, max_length=320)
     password: str = Field(min_length=1, max_length=1024)
 
@@ -24,12 +26,12 @@ class Me(UserRead):
     csrf_token: str
 
 
-class PasswordChange(BaseModel):
+class PasswordChange(RequestModel):
     current_password: str = Field(min_length=1, max_length=1024)
     new_password: str = Field(min_length=12, max_length=1024)
 
 
-class UserCreate(BaseModel):
+class UserCreate(RequestModel):
     email: str = Field(min_length=3, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
     password: str = Field(min_length=12, max_length=1024)
     role: Literal["admin", "member"] = "member"

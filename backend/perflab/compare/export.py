@@ -103,22 +103,35 @@ def fmt_delta(pct: float | None) -> str:
 
 
 VERDICT_WORDS = {
-    "better": "better", "worse": "worse", "within_noise": "within noise", "single_run": "1 run: no noise estimate",
-    "increased": "up", "decreased": "down", "no_data": "no data",
+    "better": "✅ better", "worse": "❌ worse", "within_noise": "≈ noise", "single_run": "1 run: no noise estimate",
+    "increased": "up", "decreased": "down", "no_data": "no data", "invalid": "no valid run",
 }
 
 
+def column_header(name: str, *, baseline: bool, runs: int, invalid: int) -> str:
+    """``direct (baseline, 3 runs)``; invalid runs left out are said, not hidden."""
+    parts = ["baseline"] if baseline else []
+    parts.append(f"{runs} run{'s' if runs != 1 else ''}")
+    if invalid:
+        parts.append(f"{invalid} invalid left out")
+    return f"{name} ({', '.join(parts)})"
+
+
 def to_markdown(reply: CompareReply, *, link: str | None = None) -> str:
-    runs = {c.name: len(c.runs) for c in reply.columns}
+    counted = {c.name: sum(1 for r in c.runs if r.included) for c in reply.columns}
+    left_out = {c.name: sum(1 for r in c.runs if not r.included) for c in reply.columns}
     names = reply.experiments
-    head = ["metric"] + [f"{md_escape(n)} ({runs.get(n, 0)} run{'s' if runs.get(n, 0) != 1 else ''})" for n in names]
+    head = ["metric"] + [md_escape(column_header(n, baseline=n == reply.baseline, runs=counted.get(n, 0),
+                                                 invalid=left_out.get(n, 0))) for n in names]
     lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * len(names) + "|"]
     for r in reply.results:
         cells = [md_escape(r.label)]
         for n in names:
             c = r.cells[n]
             text = fmt_value(c.median, r.unit)
-            if n != reply.baseline and c.median is not None:
+            if c.verdict == "invalid":
+                text = VERDICT_WORDS["invalid"]
+            elif n != reply.baseline and c.median is not None:
                 text += f" ({fmt_delta(c.delta_pct)}, {VERDICT_WORDS[c.verdict]})"
             if c.flags:
                 text += " ⚠"

@@ -31,6 +31,9 @@ PIDSTAT_ROWS: dict[str, tuple[str, str]] = {
     "cswch_per_s": ("voluntary switches", "/s"),
     "nvcswch_per_s": ("involuntary switches", "/s"),
 }
+# The agent id of imported runs' streams (perflab.imports.service.IMPORT_AGENT; not imported from
+# there, which would load the import machinery into every comparison).
+IMPORT_AGENT = "import"
 NETQTOP_METRICS = ("tx.bps", "tx.pps", "rx.bps", "rx.pps", "tx.avg_size_bytes", "rx.avg_size_bytes")
 
 
@@ -52,23 +55,32 @@ def num(v: Any) -> float | None:
     return float(v)
 
 
+def strace_process(stream_name: str | None, agent_id: str | None) -> str:
+    """The traced process a strace -c table belongs to. Only an agent's collector names one
+    (``strace-c:nginx``); an imported table's stream is named after its file, and two runs of one
+    experiment whose files were named differently must still land in one table."""
+    if agent_id == IMPORT_AGENT or not stream_name or ":" not in stream_name:
+        return "all"
+    return stream_name.split(":", 1)[1]
+
+
 def load(session: Session, sel: Selection) -> Loaded:
     out = Loaded()
     run_ids = sel.run_ids
     if not run_ids:
         return out
     rows = session.execute(
-        select(Summary.run_id, Summary.kind, Summary.role, Summary.data, Stream.name)
+        select(Summary.run_id, Summary.kind, Summary.role, Summary.data, Stream.name, Stream.agent_id)
         .outerjoin(Stream, Stream.id == Summary.stream_id)
         .where(Summary.run_id.in_(run_ids), Summary.kind.in_(("wrk", "strace-c")))
         .order_by(Summary.id)
     ).all()
-    for run_id, kind, role, data, stream_name in rows:
+    for run_id, kind, role, data, stream_name, agent_id in rows:
         if kind == "wrk":
             out.wrk[run_id] = data
             out.wrk_role[run_id] = role or "loadgen"
             continue
-        process = (stream_name or "strace-c").split(":", 1)[1] if ":" in (stream_name or "") else "all"
+        process = strace_process(stream_name, agent_id)
         table = out.strace.setdefault((role or "", process), {}).setdefault(run_id, {})
         for sc in data.get("syscalls") or []:
             name = str(sc.get("syscall"))

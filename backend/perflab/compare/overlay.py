@@ -1,4 +1,5 @@
-"""Overlays: one metric of one role for every compared run, aligned to run start and downsampled in SQL."""
+"""Overlays: one metric of one role for every compared run, aligned to run start, read from series chunks
+and downsampled before they leave."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from perflab.compare.selection import Selection, run_label
 from perflab.errors import BadInput
 from perflab.hosts.models import Host
 from perflab.runs.models import Stream
+from perflab.series import service as series_service
 from perflab.series.service import MAX_POINTS_LIMIT, run_origin
 
 _KEY = re.compile(r"^(vmstat|pidstat|netqtop)\.([A-Za-z0-9_.]+?)(?:\[(.{1,200})\])?$")
@@ -65,50 +67,24 @@ def overlay(
     hosts: dict[int, str | None] = {}
     if runs:
         label_sql = ""
-        params: dict[str, Any] = {
-            "runs": [r.id for r in runs], "origins": [origins[r.id] for r in runs], "role": role,
-            "source": mk.source, "metric": mk.metric, "maxp": max_points,
-        }
-        time_sql = ""
-        if t_start_s is not None:
-            time_sql += " AND sa.t >= o.origin + make_interval(secs => :t0)"
-            params["t0"] = t_start_s
-        if t_end_s is not None:
-            time_sql += " AND sa.t <= o.origin + make_interval(secs => :t1)"
-            params["t1"] = t_end_s
+        params: dict[str, Any] = {"runs": [r.id for r in runs], "role": role, "source": mk.source,
+                                  "metric": mk.metric}
         if mk.label is not None:
             label_sql = "AND s.labels->>:label_key = :label"
             params["label_key"] = "command" if mk.source == "pidstat" else "queue"
             params["label"] = mk.label
-        rows = session.execute(
+        ser = session.execute(
             text(
-                f"""
-                WITH o AS (SELECT * FROM unnest(CAST(:runs AS uuid[]), CAST(:origins AS timestamptz[]))
-                           AS o(run_id, origin)),
-                ser AS (SELECT s.id, s.run_id, s.stream_id FROM series s
-                        WHERE s.run_id = ANY(CAST(:runs AS uuid[])) AND s.role = :role AND s.source = :source
-                          AND s.metric = :metric {label_sql}),
-                per_sec AS (
-                  SELECT ser.run_id, ser.stream_id, floor(extract(epoch FROM sa.t - o.origin)) AS t,
-                         sum(sa.value) AS v
-                  FROM ser JOIN o ON o.run_id = ser.run_id
-                  -- One primary-key range per series: never the run's other series.
-                  CROSS JOIN LATERAL (SELECT t, value FROM sample
-                                      WHERE sample.run_id = ser.run_id AND sample.series_id = ser.id) sa
-                  WHERE true {time_sql}
-                  GROUP BY 1, 2, 3
-                ),
-                b AS (SELECT run_id, stream_id, min(t) AS t0, max(t) AS t1, count(*) AS n FROM per_sec GROUP BY 1, 2)
-                SELECT p.run_id, p.stream_id, avg(p.t) AS t, avg(p.v) AS v, bool_or(b.n > :maxp) AS down
-                FROM per_sec p JOIN b USING (run_id, stream_id)
-                GROUP BY p.run_id, p.stream_id,
-                         CASE WHEN b.n <= :maxp THEN p.t
-                              ELSE floor((p.t - b.t0) * (:maxp - 1) / greatest(b.t1 - b.t0, 1e-9)) END
-                ORDER BY 1, 2, 3
-                """
+                f"""SELECT s.run_id, s.stream_id, s.id FROM series s
+                    WHERE s.run_id = ANY(CAST(:runs AS uuid[])) AND s.role = :role AND s.source = :source
+                      AND s.metric = :metric {label_sql}"""
             ),
             params,
         ).all()
+        # Chunks are decoded, summed per second within a host and downsampled in series_service.
+        rows = series_service.per_second_lines(
+            session, series=[(r[0], r[1], r[2]) for r in ser], origins=origins, max_points=max_points,
+            t_start_s=t_start_s, t_end_s=t_end_s)
         stream_ids = sorted({r[1] for r in rows})
         if stream_ids:
             for sid, hostname in session.execute(
@@ -118,12 +94,8 @@ def overlay(
                 hosts[sid] = hostname
     lines: dict[tuple[uuid.UUID, int], OverlayLine] = {}
     for run_id, stream_id, t, v, down in rows:
-        line = lines.get((run_id, stream_id))
-        if line is None:
-            line = lines[(run_id, stream_id)] = OverlayLine(host=hosts.get(stream_id), stream_id=stream_id, t=[], v=[],
-                                                            downsampled=bool(down))
-        line.t.append(round(float(t), 3))
-        line.v.append(float(v))
+        lines[(run_id, stream_id)] = OverlayLine(host=hosts.get(stream_id), stream_id=stream_id,
+                                                 t=[round(x, 3) for x in t], v=v, downsampled=down)
     label, unit = _metric_label(mk)
     experiments = []
     for e in sel.experiments:

@@ -19,9 +19,11 @@ Experiments = Annotated[list[str], Query(max_length=selecting.MAX_EXPERIMENTS,
 
 
 def selection(
-    project: ReadableProject, db: SessionDep, experiments: Experiments, baseline: str | None = None
+    project: ReadableProject, db: SessionDep, experiments: Experiments, baseline: str | None = None,
+    include_invalid: Annotated[bool, Query(description="count invalid runs in medians and verdicts")] = False,
 ) -> selecting.Selection:
-    return selecting.select_experiments(db, project=project, baseline=baseline, experiments=experiments)
+    return selecting.select_experiments(db, project=project, baseline=baseline, experiments=experiments,
+                                        include_invalid=include_invalid)
 
 
 SelectionDep = Annotated[selecting.Selection, Depends(selection)]

@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 from perflab.findings.schemas import ExperimentFindings
 
 Direction = Literal["higher_is_better", "lower_is_better", "neutral"]
-Verdict = Literal["better", "worse", "within_noise", "single_run", "increased", "decreased", "no_data"]
+Verdict = Literal["better", "worse", "within_noise", "single_run", "increased", "decreased", "no_data", "invalid"]
+RunValidity = Literal["ok", "flagged", "invalid"]
 
 
 class MetricVerdict(BaseModel):
@@ -46,6 +47,11 @@ class RunInfo(BaseModel):
     created_at: datetime
     started_at: datetime | None
     warnings: list[RunWarning]
+    # ok | flagged (warnings) | invalid (left out of medians and verdicts unless included on purpose).
+    validity: RunValidity = "ok"
+    invalid_reasons: list[str] = Field(default_factory=list)
+    # Whether this run's numbers are in the medians and verdicts.
+    included: bool = True
     # Flame graphs taken during this run, so the page can link to a profile diff.
     profile_ids: list[str] = []
 
@@ -60,7 +66,10 @@ class ExperimentColumn(BaseModel):
 class Cell(BaseModel):
     """One experiment's value of one metric: the median over its runs, the spread, and the change."""
 
+    # Runs behind the median (valid ones, or all when invalid runs are included on purpose).
     n: int
+    # Invalid runs of this experiment left out of this value.
+    invalid_runs: int = 0
     median: float | None
     min: float | None
     max: float | None
@@ -90,6 +99,9 @@ class ResultRow(BaseModel):
 class Validity(BaseModel):
     summary: list[str]
     flagged_runs: int
+    # Invalid runs in the selection, and whether they were counted anyway.
+    invalid_runs: int = 0
+    include_invalid: bool = False
 
 
 class TelemetryRow(BaseModel):

@@ -7,7 +7,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import or_, select
+from sqlalchemy import String, cast, or_, select
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from perflab.errors import BadInput, NotFound
@@ -25,6 +26,8 @@ class Selection:
     project: Project
     experiments: list[Experiment]  # baseline first
     runs: dict[int, list[Run]] = field(default_factory=dict)
+    # Invalid runs (compare/validity.py) counted in medians and verdicts on purpose.
+    include_invalid: bool = False
 
     @property
     def baseline(self) -> Experiment:
@@ -34,6 +37,11 @@ class Selection:
     def run_ids(self) -> list[uuid.UUID]:
         return [r.id for e in self.experiments for r in self.runs.get(e.id, [])]
 
+    def only(self, keep: set[uuid.UUID]) -> Selection:
+        """The same comparison over the runs in ``keep``."""
+        runs = {e: [r for r in rs if r.id in keep] for e, rs in self.runs.items()}
+        return Selection(project=self.project, experiments=self.experiments, runs=runs,
+                         include_invalid=self.include_invalid)
 
 
 
@@ -52,9 +60,21 @@ def find_experiments(session: Session, *, project: Project, refs: Sequence[str])
     )
     by_name = {e.name: e for e in rows}
     by_id = {e.id: e for e in rows}
+    unknown = [r for r in wanted if r not in by_name and not (r.isdigit() and len(r) <= 18 and int(r) in by_id)]
+    former: dict[str, Experiment] = {}
+    if unknown:
+        # A name from before a rename (an old bookmark): the latest experiment that had it.
+        for e in session.scalars(
+            select(Experiment).where(Experiment.project_id == project.id,
+                                     Experiment.former_names.overlap(cast(unknown, ARRAY(String(200)))))
+            .order_by(Experiment.updated_at)
+        ):
+            for name in e.former_names:
+                former[name] = e
     out: list[Experiment] = []
     for ref in wanted:
-        exp = by_name.get(ref) or (by_id.get(int(ref)) if ref.isdigit() and len(ref) <= 18 else None)
+        exp = (by_name.get(ref) or (by_id.get(int(ref)) if ref.isdigit() and len(ref) <= 18 else None)
+               or former.get(ref))
         if exp is None:
             raise NotFound(f"project {project.slug!r} has no experiment {ref!r}")
         if exp not in out:
@@ -63,7 +83,8 @@ def find_experiments(session: Session, *, project: Project, refs: Sequence[str])
 
 
 def select_experiments(
-    session: Session, *, project: Project, baseline: str | None, experiments: Sequence[str]
+    session: Session, *, project: Project, baseline: str | None, experiments: Sequence[str],
+    include_invalid: bool = False,
 ) -> Selection:
     refs = ([baseline] if baseline else []) + list(experiments)
     if not refs:
@@ -79,7 +100,7 @@ def select_experiments(
     by_exp: dict[int, list[Run]] = defaultdict(list)
     for r in runs:
         by_exp[r.experiment_id].append(r)
-    return Selection(project=project, experiments=chosen, runs=dict(by_exp))
+    return Selection(project=project, experiments=chosen, runs=dict(by_exp), include_invalid=include_invalid)
 
 
 def select_runs(

@@ -2,15 +2,18 @@
 validity, telemetry, syscalls, what changed, top movers and notes from the modules beside it.
 
 The main comparison reads only precomputed data (see loading.py), never the raw samples, so it stays
-fast however long the runs were. Overlays (overlay.py) read samples, downsampled in SQL.
+fast however long the runs were. Overlays (overlay.py) read series chunks, downsampled before they leave.
 """
 
 from __future__ import annotations
+
+import uuid
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from perflab import stats
+from perflab.compare import validity
 from perflab.compare.changes import what_changed
 from perflab.compare.loading import load
 from perflab.compare.movers import top_movers
@@ -28,7 +31,6 @@ from perflab.compare.schemas import (
 )
 from perflab.compare.selection import Selection, run_label
 from perflab.compare.telemetry import syscall_tables, telemetry_tables
-from perflab.compare.validity import run_warnings
 from perflab.findings import service as findings_service
 from perflab.findings.schemas import ExperimentFindings
 from perflab.profiles.models import Profile
@@ -50,32 +52,58 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
     warnings_by_exp: dict[int, list[str]] = {}
     summary: list[str] = []
     flagged_runs = 0
+    th = validity.thresholds(sel.project)
+    invalid_by_exp: dict[int, int] = {}
+    used: set[uuid.UUID] = set()
     for e in exps:
         infos = []
         flags: list[str] = []
+        invalid_by_exp[e.id] = 0
         for i, r in enumerate(sel.runs.get(e.id, [])):
-            ws = run_warnings(r, loaded)
-            if ws:
+            label = run_label(r, i)
+            bad = validity.invalid_reasons(r, th, wrk=loaded.wrk.get(r.id),
+                                           load_role=loaded.wrk_role.get(r.id, "loadgen"))
+            ws = validity.run_warnings(r, loaded)
+            included = not bad or sel.include_invalid
+            if bad:
+                invalid_by_exp[e.id] += 1
+                state = "invalid"
+                left = "counted anyway" if sel.include_invalid else "left out"
+                summary.append(f"{e.name} / {label}: invalid ({left}): {'; '.join(bad)}")
+            else:
+                state = "flagged" if ws else "ok"
+            if ws and not bad:
                 flagged_runs += 1
-            for w in ws:
-                flags.append(f"{run_label(r, i)}: {w.message}")
-                summary.append(f"{e.name} / {run_label(r, i)}: {w.message}")
-            infos.append(RunInfo(id=str(r.id), label=run_label(r, i), status=r.status, status_reasons=r.status_reasons or [],
+            if included:
+                used.add(r.id)
+                for w in ws:
+                    flags.append(f"{label}: {w.message}")
+                    if not bad:
+                        summary.append(f"{e.name} / {label}: {w.message}")
+            infos.append(RunInfo(id=str(r.id), label=label, status=r.status, status_reasons=r.status_reasons or [],
                                  created_at=r.created_at, started_at=r.started_at, warnings=ws,
+                                 validity=state, invalid_reasons=bad, included=included,  # type: ignore[arg-type]
                                  profile_ids=profiles.get(str(r.id), [])))
         warnings_by_exp[e.id] = flags
         columns.append(ExperimentColumn(id=e.id, name=e.name, is_baseline=e.id == base.id, runs=infos))
+    # Every figure below is computed over the runs counted: invalid ones are out unless included.
+    counted = sel.only(used)
 
     # The result table.
     results: list[ResultRow] = []
-    for key, label, unit, direction in result_metrics(loaded, sel.run_ids):
-        per_exp = {e.id: [wrk_value(loaded.wrk.get(r.id), key) for r in sel.runs.get(e.id, [])] for e in exps}
+    for key, label, unit, direction in result_metrics(loaded, counted.run_ids):
+        per_exp = {e.id: [wrk_value(loaded.wrk.get(r.id), key) for r in counted.runs.get(e.id, [])] for e in exps}
         base_vals = [v for v in per_exp[base.id] if v is not None]
-        cells = {
-            e.name: cell(per_exp[e.id], None if e.id == base.id else base_vals, direction, warnings_by_exp[e.id])
-            for e in exps
-        }
-        if all(c.n == 0 for c in cells.values()):
+        cells = {}
+        for e in exps:
+            c = cell(per_exp[e.id], None if e.id == base.id else base_vals, direction, warnings_by_exp[e.id])
+            c.invalid_runs = 0 if sel.include_invalid else invalid_by_exp[e.id]
+            if c.n == 0 and c.invalid_runs:
+                c.verdict = "invalid"
+            elif e.id != base.id and not base_vals and invalid_by_exp[base.id] and not sel.include_invalid:
+                c.verdict = "invalid"  # nothing valid to compare against
+            cells[e.name] = c
+        if all(c.n == 0 and not c.invalid_runs for c in cells.values()):
             continue
         results.append(ResultRow(key=key, label=label, unit=unit, direction=direction, cells=cells))
 
@@ -90,10 +118,10 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
         for row in results
     ]
 
-    telemetry, netqtop = telemetry_tables(sel, loaded)
-    syscalls = syscall_tables(sel, loaded)
+    telemetry, netqtop = telemetry_tables(counted, loaded)
+    syscalls = syscall_tables(counted, loaded)
     changes = what_changed(session, sel)
-    movers = top_movers(sel, results, telemetry, netqtop, syscalls)
+    movers = top_movers(counted, results, telemetry, netqtop, syscalls)
     notes = notes_for(session, sel=sel)
     findings = findings_service.for_experiments(
         session, experiments=[(e.name, sel.runs.get(e.id, [])) for e in exps])
@@ -104,7 +132,8 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
         baseline=base.name, experiments=names, metrics=metrics, project=sel.project.slug,
         method=StatsMethod(**stats.METHOD),  # type: ignore[arg-type]
         columns=columns, results=results,
-        validity=Validity(summary=summary, flagged_runs=flagged_runs),
+        validity=Validity(summary=summary, flagged_runs=flagged_runs, invalid_runs=sum(invalid_by_exp.values()),
+                          include_invalid=sel.include_invalid),
         telemetry=telemetry, syscalls=syscalls, netqtop=netqtop, changes=changes, top_movers=movers, notes=notes,
         overlay_metrics=overlay_metrics,
         findings=[ExperimentFindings.model_validate(f) for f in findings],

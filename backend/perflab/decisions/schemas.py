@@ -5,10 +5,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perflab.schemas_base import RequestModel
+
 DecisionStatus = Literal["proposed", "adopted", "rejected", "inconclusive"]
 
 
-class DecisionCreate(BaseModel):
+class DecisionCreate(RequestModel):
     experiment_id: int
     component: str = Field(default="", max_length=200)
     knob: str = Field(min_length=1, max_length=400)
@@ -21,7 +23,7 @@ class DecisionCreate(BaseModel):
     comparison_short_id: str | None = Field(default=None, max_length=16)
 
 
-class DecisionUpdate(BaseModel):
+class DecisionUpdate(RequestModel):
     component: str | None = Field(default=None, max_length=200)
     knob: str | None = Field(default=None, min_length=1, max_length=400)
     before: str | None = Field(default=None, max_length=10000)

@@ -21,6 +21,8 @@ class Experiment(CreatedAt, Base):
     name: Mapped[str] = mapped_column(String(200))
     hypothesis: Mapped[str] = mapped_column(Text, default="")
     tags: Mapped[list[str]] = mapped_column(ARRAY(String(64)), default=list)
+    # Names it had before a rename: links pasted with an old name (?e=seed001-b) still find it.
+    former_names: Mapped[list[str]] = mapped_column(ARRAY(String(200)), default=list, server_default="{}")
     # planned | running | done | archived
     status: Mapped[str] = mapped_column(String(16), default="planned")
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), default=utcnow, onupdate=utcnow)

@@ -23,6 +23,7 @@ from perflab.experiments.schemas import (
     ExperimentUpdate,
 )
 from perflab.projects.models import Project
+from perflab.schemas_base import Page, PageSize
 
 router = APIRouter(tags=["experiments"])
 
@@ -43,6 +44,7 @@ def list_item(row: dict) -> ExperimentListItem:  # type: ignore[type-arg]
         **ExperimentRead.model_validate(row["experiment"]).model_dump(),
         run_count=row["run_count"],
         running_count=row["running_count"],
+        invalid_runs=row["invalid_runs"],
         last_run_at=row["last_run_at"],
         headline=ExperimentHeadline(**row["headline"]),
         decision=row.get("decision"),
@@ -53,8 +55,8 @@ def list_item(row: dict) -> ExperimentListItem:  # type: ignore[type-arg]
 def list_experiments(
     project: ReadableProject,
     db: SessionDep,
-    page: int = 1,
-    page_size: int = 50,
+    page: Page = 1,
+    page_size: PageSize = 50,
     sort: str = "created",
     order: str = "desc",
     q: str | None = None,

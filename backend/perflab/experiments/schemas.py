@@ -5,17 +5,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perflab.schemas_base import RequestModel
+
 Status = Literal["planned", "running", "done", "archived"]
 
 
-class ExperimentCreate(BaseModel):
+class ExperimentCreate(RequestModel):
     name: str = Field(min_length=1, max_length=200)
     hypothesis: str = Field(default="", max_length=20000)
     tags: list[str] = Field(default_factory=list, max_length=50)
     status: Status = "planned"
 
 
-class ExperimentUpdate(BaseModel):
+class ExperimentUpdate(RequestModel):
     name: str | None = Field(default=None, min_length=1, max_length=200)
     hypothesis: str | None = Field(default=None, max_length=20000)
     tags: list[str] | None = Field(default=None, max_length=50)
@@ -47,6 +49,8 @@ class ExperimentHeadline(BaseModel):
 class ExperimentListItem(ExperimentRead):
     run_count: int
     running_count: int
+    # Runs left out of the headline medians: error responses, no requests, a cut load stream.
+    invalid_runs: int = 0
     last_run_at: datetime | None
     headline: ExperimentHeadline
     decision: dict[str, Any] | None = None

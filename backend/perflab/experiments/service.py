@@ -9,6 +9,7 @@ from sqlalchemy import Float, String, cast, func, or_, select
 from sqlalchemy.dialects.postgresql import ARRAY, distinct_on
 from sqlalchemy.orm import Session
 
+from perflab.compare import validity
 from perflab.decisions.models import Decision
 from perflab.errors import BadInput, Conflict, NotFound
 from perflab.experiments.models import Experiment
@@ -83,6 +84,7 @@ def update_experiment(session: Session, *, experiment: Experiment, changes: dict
             assert project is not None
             if find_by_name(session, project=project, name=new) is not None:
                 raise Conflict(f"another experiment is already named {new!r}")
+            experiment.former_names = [n for n in experiment.former_names or [] if n != new] + [experiment.name]
             experiment.name = new
     if changes.get("hypothesis") is not None:
         experiment.hypothesis = changes["hypothesis"]
@@ -121,15 +123,18 @@ def history(
     if page < 1 or not 1 <= page_size <= 500:
         raise BadInput("page starts at 1 and page_size is 1..500")
 
+    # Invalid runs (error responses, no requests, a cut load stream) stay out of the medians, counted.
+    invalid = func.coalesce(validity.invalid_sql(validity.thresholds(project)), False)
     runs = (
         select(
             Run.experiment_id.label("experiment_id"),
             func.count().label("run_count"),
             func.count().filter(Run.status.in_(("pending", "running"))).label("running_count"),
+            func.count().filter(invalid).label("invalid_runs"),
             func.max(Run.created_at).label("last_run_at"),
-            func.percentile_cont(0.5).within_group(_headline_num("requests_per_sec")).label("rps"),
-            func.percentile_cont(0.5).within_group(_headline_num("latency_p99_ms")).label("p99"),
-            func.percentile_cont(0.5).within_group(_headline_num("latency_p50_ms")).label("p50"),
+            func.percentile_cont(0.5).within_group(_headline_num("requests_per_sec")).filter(~invalid).label("rps"),
+            func.percentile_cont(0.5).within_group(_headline_num("latency_p99_ms")).filter(~invalid).label("p99"),
+            func.percentile_cont(0.5).within_group(_headline_num("latency_p50_ms")).filter(~invalid).label("p50"),
             func.sum(func.coalesce(cast(Run.headline["errors"].astext, Float), 0)).label("errors"),
         )
         .where(Run.project_id == project.id)
@@ -194,6 +199,7 @@ def history(
                 "experiment": exp,
                 "run_count": row.run_count or 0,
                 "running_count": row.running_count or 0,
+                "invalid_runs": row.invalid_runs or 0,
                 "last_run_at": row.last_run_at,
                 "headline": {
                     "requests_per_sec": row.rps,

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from perflab.db import touch_row
 from perflab.hosts.models import Host
 from perflab.projects.models import Project
 
@@ -21,3 +22,17 @@ def is_online(host: Host, now: datetime | None = None) -> bool:
 
 def list_hosts(session: Session, *, project: Project) -> list[Host]:
     return list(session.scalars(select(Host).where(Host.project_id == project.id).order_by(Host.role, Host.hostname)))
+
+
+
+# last_seen_at only needs to be about right (ONLINE_WINDOW is 60 s): refresh it at most this often.
+SEEN_RESOLUTION = timedelta(seconds=2)
+
+
+def mark_seen(session: Session, *, host_id: int) -> None:
+    """Refresh last_seen_at without waiting for the host row's lock (see db.touch_row).
+
+    Every poll, join and batch of a daemon lands here; with ~70 runs joining at once, updates queued
+    on this one row filled the connection pool (issue 9).
+    """
+    touch_row(session, Host, row_id=host_id, column="last_seen_at", resolution=SEEN_RESOLUTION)

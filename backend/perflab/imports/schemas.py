@@ -5,8 +5,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from perflab.schemas_base import RequestModel
 
-class ImportFile(BaseModel):
+
+class ImportFile(RequestModel):
     name: str = Field(min_length=1, max_length=255)
     content: str = Field(max_length=200_000_000)
     # base64 for binary uploads (gzip); text otherwise.
@@ -17,7 +19,7 @@ class ImportFile(BaseModel):
     role: str | None = Field(default=None, max_length=64, pattern=r"^[A-Za-z0-9_.-]*$")
 
 
-class ImportPreviewRequest(BaseModel):
+class ImportPreviewRequest(RequestModel):
     files: list[ImportFile] = Field(min_length=1, max_length=100)
 
 
@@ -30,6 +32,12 @@ class FilePreview(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     # A few headline values so the user can check the parse before saving.
     preview: dict[str, Any] = Field(default_factory=dict)
+    # A file holding several tools' outputs yields one entry per part: where it sits in the file,
+    # its first lines, and whether it was imported (lines no parser knows are reported, not imported).
+    start_line: int | None = None
+    end_line: int | None = None
+    excerpt: list[str] = Field(default_factory=list)
+    imported: bool = True
 
 
 class ImportPreview(BaseModel):

@@ -1,4 +1,4 @@
-"""From stored raw chunks to series, samples and summaries.
+"""From stored raw chunks to series, series chunks and summaries.
 
 Chunks are parsed strictly in seq order, resuming the line parser from the state kept on the stream,
 so the live page is current while a run streams and a retried or reordered batch is never parsed twice.
@@ -13,14 +13,19 @@ import logging
 import math
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from itertools import repeat
+from operator import mul, sub
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, delete, func, select, update
+from sqlalchemy import Table, delete, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from perflab import parsers
-from perflab.runs.models import RawChunk, Run, Sample, Series, Stream, Summary
+from perflab.parsers._common import check_text, split_lines
+from perflab.runs.models import RawChunk, Run, Series, SeriesChunk, Stream, Summary
+from perflab.series import codec
+from perflab.series import service as series_service
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +39,8 @@ NOT_METRICS = {"pid", "tid", "uid", "time", "timestamp", "since_boot", "cpu", "c
 
 
 def encode_lines(lines: Iterable[tuple[float, float, str]]) -> bytes:
-    return gzip.compress(json.dumps(list(lines), separators=(",", ":")).encode(), compresslevel=3)
+    # Level 1: raw text is the bulk of what a run stores, but gzip -3 costs twice the time for ~10% less.
+    return gzip.compress(json.dumps(list(lines), separators=(",", ":")).encode(), compresslevel=1)
 
 
 def decode_lines(data: bytes) -> list[tuple[float, float, str]]:
@@ -65,9 +71,14 @@ class SeriesCache:
     def __init__(self, session: Session, stream: Stream) -> None:
         self.session = session
         self.stream = stream
-        self.ids: dict[str, int] = {
-            key: sid for key, sid in session.execute(select(Series.key, Series.id).where(Series.stream_id == stream.id))
-        }
+        self.ids: dict[str, int] = {}
+        # Samples each series holds so far: the next chunk of a series is numbered by its first sample.
+        self.points: dict[int, int] = {}
+        for key, sid, points in session.execute(
+            select(Series.key, Series.id, Series.points).where(Series.stream_id == stream.id)
+        ):
+            self.ids[key] = sid
+            self.points[sid] = points
 
     def ensure(self, wanted: dict[str, tuple[str, dict[str, Any], str]]) -> None:
         """wanted: key -> (metric, labels, unit) for every key seen in this batch."""
@@ -83,8 +94,11 @@ class SeriesCache:
         # executemany form: compiled once and cached, unlike a VALUES list built per batch.
         self.session.connection().execute(
             insert(SERIES_TABLE).on_conflict_do_nothing(index_elements=["run_id", "stream_id", "key"]), rows)
-        self.ids.update({key: sid for key, sid in self.session.execute(
-            select(Series.key, Series.id).where(Series.stream_id == st.id, Series.key.in_(missing)))})
+        for key, sid, points in self.session.execute(
+            select(Series.key, Series.id, Series.points).where(Series.stream_id == st.id, Series.key.in_(missing))
+        ):
+            self.ids[key] = sid
+            self.points[sid] = points
 
 
 def _units(kind: str) -> dict[str, str]:
@@ -133,15 +147,6 @@ def records_to_points(
                         yield f"{direction}.packets_{bucket}", {"queue": queue}, "packets", f
 
 
-def _copy_text(session: Session, payload: str) -> None:
-    if not payload:
-        return
-    raw = session.connection().connection.driver_connection
-    assert raw is not None
-    with raw.cursor() as cur, cur.copy("COPY sample (run_id, series_id, t, value) FROM STDIN") as copy:
-        copy.write(payload)
-
-
 def parse_pending(session: Session, stream: Stream, fresh: dict[int, list[Any]] | None = None) -> int:
     """Parse every chunk that follows the last parsed one without a gap. Returns samples stored.
 
@@ -171,51 +176,88 @@ def parse_pending(session: Session, stream: Stream, fresh: dict[int, list[Any]] 
     if not chunks or chunks[0][0] != stream.parsed_seq + 1:
         return 0
     state = stream.parser_state or {}
-    parser = parsers.line_parser(kind)
-    if state.get("parser"):
-        parser = type(parser).from_state(state["parser"])
-    buf = PointBuffer(stream.source, _units(kind))
-    warnings: list[str] = list(state.get("warnings", []))
+    parsed = Parsed(stream, state)
     expected = stream.parsed_seq + 1
     for seq, lines in chunks:
         if seq != expected:
             break
-        for wall, _mono, text in lines:
-            try:
-                records = parser.feed(text)
-            except parsers.ParseError as exc:
-                if len(warnings) < 50:
-                    warnings.append(f"chunk {seq}: {exc}")
-                continue
-            if not records:
-                continue
-            buf.add(records, datetime.fromtimestamp(wall, UTC).isoformat())
+        for wall, _mono, line in lines:
+            records = parsed.feed(seq, line)
+            if records:
+                parsed.buf.add(records, round(wall * 1e6))
         expected = seq + 1
-    stored = _store(session, stream, buf)
-    stream.parsed_seq = expected - 1
-    stream.samples += stored
     last_wall = state.get("last_wall")
     if chunks and chunks[-1][1]:
         last_wall = chunks[-1][1][-1][0]
-    stream.parser_state = {"parser": parser.state(), "warnings": warnings[:50], "last_wall": last_wall}
+    return store_parsed(session, stream, parsed, last_seq=expected - 1, last_wall=last_wall)
+
+
+class Parsed:
+    """A streaming stream's line parser (resumed from its saved state), the samples it produced and its
+    warnings. An import uses one directly: it parses its text once, to time the lines and to store them."""
+
+    def __init__(self, stream: Stream, state: dict[str, Any] | None = None) -> None:
+        kind = STREAMING[stream.source]
+        state = state or {}
+        parser = parsers.line_parser(kind)
+        self.parser = type(parser).from_state(state["parser"]) if state.get("parser") else parser
+        self.buf = PointBuffer(stream.source, _units(kind))
+        self.warnings: list[str] = list(state.get("warnings", []))
+
+    def feed(self, seq: int, text: str) -> list[dict[str, Any]]:
+        try:
+            return self.parser.feed(text)
+        except parsers.ParseError as exc:
+            if len(self.warnings) < 50:
+                self.warnings.append(f"chunk {seq}: {exc}")
+            return []
+
+
+class LineParse:
+    """A whole text parsed by a streaming kind's line parser, each line's records kept: an import parses
+    its text once, for the preview (`doc`, what parsers.parse returns), the lines' times and the samples.
+    A ParseError propagates, as from parsers.parse."""
+
+    def __init__(self, kind: str, text: str) -> None:
+        check_text(text)
+        parser = parsers.line_parser(kind)
+        self.lines = split_lines(text)
+        feed = parser.feed
+        self.records: list[list[dict[str, Any]]] = [feed(line) for line in self.lines]
+        # What parse_pending would have saved: the state before finish(), which flush_parser calls later.
+        self.state: dict[str, Any] = json.loads(json.dumps(parser.state()))
+        tail = parser.finish()
+        self.doc = parser.result([r for recs in self.records for r in recs] + tail)
+
+
+def store_parsed(session: Session, stream: Stream, parsed: Parsed, *, last_seq: int, last_wall: float | None) -> int:
+    """Store what `parsed` holds as parsed up to raw chunk `last_seq`. Returns samples stored."""
+    stored = _store(session, stream, parsed.buf)
+    stream.parsed_seq = last_seq
+    stream.samples += stored
+    stream.parser_state = {"parser": parsed.parser.state(), "warnings": parsed.warnings[:50], "last_wall": last_wall}
     return stored
 
 
 class PointBuffer:
-    """Samples parsed from a batch, as (series key, timestamp text, value), and the series they need.
+    """Samples parsed from a batch, per series key as ([microseconds], [values]), and the series they need.
 
-    COPY text is built from these directly; keys are cached per (metric, labels) because a pidstat
-    record yields a dozen metrics for the same process, line after line.
+    Keys are cached per (metric, labels) because a pidstat record yields a dozen metrics for the same
+    process, line after line.
     """
 
     def __init__(self, source: str, units: dict[str, str]) -> None:
         self.source = source
         self.units = units
-        self.points: list[tuple[str, str, float]] = []
+        self.points: dict[str, tuple[list[int], list[float]]] = {}
         self.wanted: dict[str, tuple[str, dict[str, Any], str]] = {}
         self._keys: dict[tuple[str, str], str] = {}
+        self._groups: dict[tuple[tuple[Any, ...], tuple[str, ...]], tuple[list[int], list[dict[str, Any]]]] = {}
 
-    def add(self, records: list[dict[str, Any]], t: str) -> None:
+    def add(self, records: list[dict[str, Any]], t: int) -> None:
+        if self.source in ("vmstat", "pidstat"):
+            self._add_flat(records, t)
+            return
         for record in records:
             for metric, labels, unit, value in records_to_points(self.source, record, self.units):
                 label_text = repr(labels) if labels else ""
@@ -223,33 +265,90 @@ class PointBuffer:
                 if key is None:
                     key = self._keys[(metric, label_text)] = series_key(metric, labels)
                     self.wanted.setdefault(key, (metric, labels, unit))
-                self.points.append((key, t, value))
+                    self.points.setdefault(key, ([], []))
+                times, values = self.points[key]
+                times.append(t)
+                values.append(value)
+
+    def _add_flat(self, records: list[dict[str, Any]], t: int) -> None:
+        """vmstat and pidstat: every number of a record is a sample of (metric, the record's labels).
+
+        Records are only grouped here (by labels and field names); flush() turns each group's fields
+        into columns at once, with C loops: an import of 2 million samples would otherwise spend more
+        time here than parsing."""
+        groups = self._groups
+        pidstat = self.source == "pidstat"
+        for record in records:
+            if pidstat:
+                labels_key: tuple[Any, ...] = (record.get("command", "?"), record.get("pid"), record.get("tid"))
+            elif record.get("since_boot"):
+                continue  # averages since boot, not a sample of the run
+            else:
+                labels_key = ()
+            shape = (labels_key, tuple(record))
+            group = groups.get(shape)
+            if group is None:
+                group = groups[shape] = ([], [])
+            group[0].append(t)
+            group[1].append(record)
+
+    def flush(self) -> None:
+        """Columns of the grouped records, appended to their series (what records_to_points would give)."""
+        for (labels_key, fields), (times, rows) in self._groups.items():
+            for field, column in zip(fields, zip(*map(dict.values, rows), strict=True), strict=True):
+                if field in NOT_METRICS:
+                    continue
+                kinds = set(map(type, column))
+                if kinds == {int} or (kinds <= {int, float} and all(map(math.isfinite, column))):
+                    values = list(map(float, column))
+                    at = times
+                else:  # some None, text, bool, inf or nan: only the finite numbers are samples
+                    keep = [(ti, float(v)) for ti, v in zip(times, column, strict=True)
+                            if type(v) in (int, float) and math.isfinite(v)]
+                    if not keep:
+                        continue
+                    at, values = [k[0] for k in keep], [k[1] for k in keep]
+                pair = self._series(field, labels_key)
+                pair[0].extend(at)
+                pair[1].extend(values)
+        self._groups.clear()
+
+    def _series(self, metric: str, labels_key: tuple[Any, ...]) -> tuple[list[int], list[float]]:
+        labels: dict[str, Any] = {}
+        if self.source == "pidstat":
+            labels = {"command": labels_key[0], "pid": labels_key[1]}
+            if labels_key[2] is not None:
+                labels["tid"] = labels_key[2]
+        key = series_key(metric, labels)
+        self.wanted.setdefault(key, (metric, labels, self.units.get(metric, "")))
+        return self.points.setdefault(key, ([], []))
 
 
 def _store(session: Session, stream: Stream, buf: PointBuffer) -> int:
-    """COPY the points into `sample`, creating missing series first. Returns how many were stored."""
-    points, wanted = buf.points, buf.wanted
+    """One chunk per series for the batch, creating missing series first. Returns samples stored."""
+    buf.flush()
     cache = SeriesCache(session, stream)
-    cache.ensure(wanted)
-    ids = cache.ids
-    run_id = str(stream.run_id)
-    if len({(k, t) for k, t, _ in points}) != len(points):
-        # Two values for one series at one instant (e.g. lines stamped alike): keep the last, as a
-        # re-sent sample would overwrite, rather than failing the whole batch on the primary key.
-        points = list({(k, t): (k, t, v) for k, t, v in points}.values())
-    _copy_text(session, "".join(f"{run_id}\t{ids[k]}\t{t}\t{v!r}\n" for k, t, v in points))
+    cache.ensure(buf.wanted)
+    rows = []
     counts: dict[int, int] = {}
-    for k, _, _ in points:
-        sid = ids[k]
-        counts[sid] = counts.get(sid, 0) + 1
+    for key, (times, values) in buf.points.items():
+        if not codec.is_increasing(times):
+            # Two values at one instant (lines stamped alike) or a clock step back: time order, the
+            # last value of an instant kept, as a re-sent sample overwrites.
+            times, values = codec.merge([(times, values)])
+        sid = cache.ids[key]
+        rows.append(series_service.chunk_row(stream.run_id, sid, cache.points[sid], times, values))
+        counts[sid] = len(values)
+    series_service.write_chunks(session, rows)
     if counts:
-        table = SERIES_TABLE
-        # Core executemany (not ORM bulk update, which wants whole rows): one round trip per batch.
-        session.connection().execute(
-            update(table).where(table.c.id == bindparam("sid")).values(points=table.c.points + bindparam("n")),
-            [{"sid": sid, "n": n} for sid, n in counts.items()],
+        # One statement for every series of the batch (an executemany pays a round trip per series). The
+        # stream is locked by the caller, and these series are its own: no two requests update them at once.
+        session.execute(
+            text("UPDATE series SET points = series.points + u.n"
+                 " FROM unnest(CAST(:ids AS bigint[]), CAST(:ns AS bigint[])) AS u(id, n) WHERE series.id = u.id"),
+            {"ids": list(counts), "ns": list(counts.values())},
         )
-    return len(points)
+    return sum(counts.values())
 
 
 def flush_parser(session: Session, stream: Stream) -> int:
@@ -267,7 +366,7 @@ def flush_parser(session: Session, stream: Stream) -> int:
     if not records or stream.source == "pidstat":
         return 0  # pidstat's finish() only completes its Average lines, summarised separately
     wall = state.get("last_wall")
-    t = datetime.fromtimestamp(wall, UTC).isoformat() if wall is not None else datetime.now(UTC).isoformat()
+    t = round((wall if wall is not None else datetime.now(UTC).timestamp()) * 1e6)
     buf = PointBuffer(stream.source, _units(kind))
     buf.add(records, t)
     stored = _store(session, stream, buf)
@@ -329,22 +428,31 @@ def finish_stream(session: Session, stream: Stream, run: Run) -> None:
         if averages:
             session.add(Summary(run_id=run.id, stream_id=stream.id, role=stream.role, kind="pidstat-averages",
                                 data={"averages": averages, "computed_from": source}, warnings=[]))
+    compact_stream(session, stream)
     refresh_series_stats(session, stream, run)
+
+
+def compact_stream(session: Session, stream: Stream) -> None:
+    """A closed stream's series become one chunk each: what a live run appended batch by batch costs a
+    row per batch per series, the merged chunk a few bytes per sample."""
+    ids = list(session.scalars(select(Series.id).where(Series.stream_id == stream.id)))
+    series_service.compact(session, run_id=stream.run_id, series_ids=ids)
 
 
 def averages_from_rows(session: Session, stream: Stream) -> list[dict[str, Any]]:
     """Per process, the mean of every pidstat metric over the run (pidstat's own Average semantics)."""
-    rows = session.execute(
-        select(Series.labels, Series.metric, func.avg(Sample.value))
-        .join(Sample, (Sample.series_id == Series.id) & (Sample.run_id == Series.run_id))
-        .where(Series.stream_id == stream.id)
-        .group_by(Series.id)
+    series = session.execute(
+        select(Series.id, Series.labels, Series.metric).where(Series.stream_id == stream.id)
     ).all()
+    points = series_service.read_points(session, [(stream.run_id, sid) for sid, _, _ in series])
     by_proc: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for labels, metric, mean in rows:
+    for sid, labels, metric in series:
+        values = points.get((stream.run_id, sid), ([], []))[1]
+        if not values:
+            continue
         key = (labels.get("command"), labels.get("pid"), labels.get("tid"))
         entry = by_proc.setdefault(key, {k: v for k, v in labels.items()})
-        entry[metric] = round(float(mean), 2)
+        entry[metric] = round(math.fsum(values) / len(values), 2)
     return sorted(by_proc.values(), key=lambda e: (str(e.get("command")), e.get("pid") or 0))
 
 
@@ -359,6 +467,7 @@ def headline_from_wrk(data: dict[str, Any]) -> dict[str, Any]:
         "latency_p99_ms": pct.get("99"),
         "latency_avg_ms": lat.get("avg"),
         "transfer_per_sec_bytes": data.get("transfer_per_sec_bytes"),
+        "requests": data.get("requests"),
         "non_2xx_3xx": int(data.get("non_2xx_3xx") or 0),
         "socket_errors": sum(int(v or 0) for v in sock.values()),
         "errors": errors,
@@ -369,39 +478,37 @@ def headline_from_wrk(data: dict[str, Any]) -> dict[str, Any]:
 TRIM_FRACTION = 0.1
 
 
-def refresh_series_stats(session: Session, stream: Stream, run: Run) -> None:
-    from sqlalchemy import text
+def steady_stats(values: list[float]) -> dict[str, Any] | None:
+    """Statistics of a time-ordered series without its first and last TRIM_FRACTION (5+ samples)."""
+    n = len(values)
+    if not n:
+        return None
+    if n >= 5:
+        cut = max(1, math.floor(n * TRIM_FRACTION))
+        values = values[cut:n - cut]
+        n = len(values)
+    mean = math.fsum(values) / n
+    dev = list(map(sub, values, repeat(mean)))
+    stdev = math.sqrt(math.fsum(map(mul, dev, dev)) / (n - 1)) if n > 1 else None
+    ordered = sorted(values)
+    mid = n // 2
+    median = ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    return {"mean": mean, "min": ordered[0], "max": ordered[-1], "stdev": stdev, "n": n, "median": median,
+            "trim_fraction": TRIM_FRACTION}
 
-    rows = session.execute(
-        text(
-            """
-            WITH ranked AS (
-              SELECT series_id, value,
-                     row_number() OVER (PARTITION BY series_id ORDER BY t) AS i,
-                     count(*) OVER (PARTITION BY series_id) AS n
-              FROM sample WHERE run_id = :run AND series_id IN (SELECT id FROM series WHERE stream_id = :stream)
-            )
-            SELECT series_id, avg(value), min(value), max(value), stddev_samp(value), count(*),
-                   percentile_cont(0.5) WITHIN GROUP (ORDER BY value)
-            FROM ranked
-            WHERE n < 5 OR (i > greatest(1, floor(n * :trim)) AND i <= n - greatest(1, floor(n * :trim)))
-            GROUP BY series_id
-            """
-        ),
-        {"run": run.id, "stream": stream.id, "trim": TRIM_FRACTION},
-    ).all()
-    by_id = {r[0]: r for r in rows}
-    for series in session.scalars(select(Series).where(Series.stream_id == stream.id)):
-        r = by_id.get(series.id)
-        if r is None:
-            continue
-        series.stats = {"mean": r[1], "min": r[2], "max": r[3], "stdev": r[4], "n": r[5], "median": r[6],
-                        "trim_fraction": TRIM_FRACTION}
+
+def refresh_series_stats(session: Session, stream: Stream, run: Run) -> None:
+    series = list(session.scalars(select(Series).where(Series.stream_id == stream.id)))
+    points = series_service.read_points(session, [(run.id, s.id) for s in series])
+    for s in series:
+        stats = steady_stats(points.get((run.id, s.id), ([], []))[1])
+        if stats is not None:
+            s.stats = stats
 
 
 def reparse_stream(session: Session, stream: Stream, run: Run) -> None:
     ids = select(Series.id).where(Series.stream_id == stream.id)
-    session.execute(delete(Sample).where(Sample.run_id == stream.run_id, Sample.series_id.in_(ids)))
+    session.execute(delete(SeriesChunk).where(SeriesChunk.run_id == stream.run_id, SeriesChunk.series_id.in_(ids)))
     session.execute(delete(Series).where(Series.stream_id == stream.id))
     session.execute(delete(Summary).where(Summary.stream_id == stream.id))
     stream.parsed_seq = 0

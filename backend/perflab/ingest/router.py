@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 import uuid
 from typing import Annotated
@@ -10,6 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from perflab import shutdown
 from perflab.artifacts import service as artifacts_service
 from perflab.config import get_settings
 from perflab.db import unit_of_work
@@ -74,9 +74,8 @@ async def poll(
         runs = await run_in_threadpool(_poll_once, token, agent_id)
         current = ",".join(sorted(f"{r['run_id']}:{r['state']}" for r in runs))
         news = current != known if known is not None else bool(runs)
-        if news or time.monotonic() >= deadline:
+        if news or time.monotonic() >= deadline or await shutdown.pause(0.5):
             return PollReply(server_time=time.time(), runs=runs)  # type: ignore[arg-type]
-        await asyncio.sleep(0.5)
 
 
 @router.post("/api/agent/runs", response_model=RunCreated, status_code=201)

@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field, model_validator
+
+from perflab.schemas_base import (
+    BIGINT_MAX,
+    SPAN_MAX_S,
+    Count,
+    FiniteFloat,
+    RequestModel,
+    Seconds,
+    Timestamp,
+    replace_nul_in_lines,
+)
 
 NAME = r"^[A-Za-z0-9_.:@/+-]{1,200}$"
 
 
-class Hello(BaseModel):
+class Hello(RequestModel):
     agent_id: str = Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9-]+$")
     hostname: str = Field(min_length=1, max_length=255)
     role: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
@@ -26,15 +37,17 @@ class HelloReply(BaseModel):
     server_time: float
 
 
-class Heartbeat(BaseModel):
+class Heartbeat(RequestModel):
     agent_id: str = Field(min_length=8, max_length=64)
-    spool_bytes: int = 0
-    spool_batches: int = 0
-    dropped_lines: int = 0
-    rejected_batches: int = 0
-    cpu_pct: float | None = None
-    rss_kb: int | None = None
-    clock_offset_s: float | None = None
+    spool_bytes: Count = 0
+    spool_batches: Count = 0
+    dropped_lines: Count = 0
+    rejected_batches: Count = 0
+    cpu_pct: FiniteFloat | None = None
+    rss_kb: Count | None = None
+    clock_offset_s: Seconds | None = None
+    # Half the round trip of the exchange the offset comes from: how much of it may be latency.
+    clock_error_s: Annotated[float, Field(ge=0, le=SPAN_MAX_S, allow_inf_nan=False)] | None = None
 
 
 class ServerTime(BaseModel):
@@ -53,7 +66,7 @@ class PollReply(BaseModel):
     runs: list[PollRun]
 
 
-class RunCreate(BaseModel):
+class RunCreate(RequestModel):
     run_id: uuid.UUID
     experiment: str = Field(min_length=1, max_length=200)
     label: str = Field(default="", max_length=200)
@@ -87,36 +100,48 @@ class AgentRunStatus(BaseModel):
     missing_roles: list[str]
 
 
-class Join(BaseModel):
+class Join(RequestModel):
     agent_id: str = Field(min_length=8, max_length=64)
     role: str = Field(min_length=1, max_length=64)
     streams: list[str] = Field(default_factory=list, max_length=100)
     failed: dict[str, str] = Field(default_factory=dict)
 
 
-class Start(BaseModel):
-    started_at: float | None = None
+class Start(RequestModel):
+    started_at: Timestamp | None = None
 
 
-class Finish(BaseModel):
-    exit_code: int | None = None
-    ended_at: float | None = None
+class Finish(RequestModel):
+    # run.exit_code is a 32-bit integer; exit statuses are 0..255 (negative: killed by a signal).
+    exit_code: Annotated[int, Field(ge=-(2**31), le=2**31 - 1)] | None = None
+    ended_at: Timestamp | None = None
 
 
-class Batch(BaseModel):
+class Batch(RequestModel):
     run_id: uuid.UUID
     stream: str = Field(pattern=NAME)
     source: str = Field(min_length=1, max_length=32, pattern=r"^[a-z0-9-]+$")
     role: str = Field(min_length=1, max_length=64)
-    seq: int = Field(ge=1)
+    # Checked by their element types (bounded timestamps, finite floats) and _nul_free_lines, not walked.
+    typed_fields: ClassVar[frozenset[str]] = frozenset({"lines"})
+
+    seq: Annotated[int, Field(ge=1, le=BIGINT_MAX)]
     # [wall_ts, mono_ts, text]
-    lines: list[tuple[float, float, str]] = Field(default_factory=list, max_length=200_000)
-    dropped: int = Field(default=0, ge=0)
+    lines: list[tuple[Timestamp, FiniteFloat, str]] = Field(default_factory=list, max_length=200_000)
+    dropped: Count = 0
+    # Lines of this seq the server refused before (422): the agent resends the seq empty, so the
+    # stream goes on parsing past it and the run reports the loss.
+    refused_lines: Count = 0
     closed: bool = False
     error: str | None = Field(default=None, max_length=10000)
     # Set when the agent re-split a sealed batch after a 413: part `part` of `parts` of this seq.
     part: int | None = Field(default=None, ge=0)
     parts: int | None = Field(default=None, ge=1, le=4096)
+
+    @model_validator(mode="after")
+    def _nul_free_lines(self) -> Batch:
+        self.lines = replace_nul_in_lines(self.lines)
+        return self
 
     @model_validator(mode="after")
     def _part_in_range(self) -> Batch:
@@ -127,7 +152,7 @@ class Batch(BaseModel):
         return self
 
 
-class BatchRequest(BaseModel):
+class BatchRequest(RequestModel):
     agent_id: str = Field(min_length=8, max_length=64)
     batches: list[Batch] = Field(max_length=1000)
 

@@ -15,10 +15,12 @@ from sqlalchemy.orm import Session
 from perflab.errors import BadInput, Conflict, NotFound
 from perflab.experiments import service as experiments_service
 from perflab.experiments.models import Experiment
+from perflab.hosts import service as hosts_service
 from perflab.hosts.models import Host
 from perflab.hosts.service import ONLINE_WINDOW
 from perflab.ingest import pipeline
 from perflab.ingest.schemas import Batch, Hello, Join, RunCreate
+from perflab.ingest.sweep import SILENCE_REASON
 from perflab.projects.models import Project
 from perflab.runs.models import RawChunk, RawChunkPart, Run, RunHost, Stream
 from perflab.tokens.models import AgentToken
@@ -26,6 +28,7 @@ from perflab.tokens.models import AgentToken
 # Streams still open this long after the load finished make the run partial.
 CLOSE_GRACE = timedelta(seconds=60)
 MAX_CLOCK_SKEW_S = 1.0
+SILENCE_REASON_START = SILENCE_REASON.split("{", 1)[0]
 
 
 def now() -> datetime:
@@ -73,7 +76,7 @@ def heartbeat(session: Session, *, token: AgentToken, agent_id: str, data: dict[
 
 def touch(session: Session, *, token: AgentToken, agent_id: str) -> Host:
     host = get_host(session, token=token, agent_id=agent_id)
-    host.last_seen_at = now()
+    hosts_service.mark_seen(session, host_id=host.id)
     return host
 
 
@@ -255,6 +258,7 @@ def ingest(session: Session, *, token: AgentToken, agent_id: str, batches: list[
             stream.chunks += 1
             stream.max_seq = max(stream.max_seq, batch.seq)
             stream.dropped = max(stream.dropped, batch.dropped)
+            stream.refused += batch.refused_lines
             if batch.error:
                 stream.error = batch.error
                 stream.state = "failed"
@@ -333,7 +337,8 @@ def evaluate(session: Session, *, run: Run) -> None:
     overdue = now() - run.ended_at > CLOSE_GRACE
     if still_open and not overdue:
         return
-    reasons: list[str] = []
+    # The silent-run sweep ended it: later batches must not erase why.
+    reasons: list[str] = [r for r in run.status_reasons or [] if r.startswith(SILENCE_REASON_START)]
     joined_roles = {rh.role for rh, _ in joined}
     for role in run.expected_roles or []:
         if role not in joined_roles:
@@ -342,11 +347,17 @@ def evaluate(session: Session, *, run: Run) -> None:
         for name, why in (rh.detail or {}).get("failed", {}).items():
             reasons.append(f"{host.hostname}: collector {name} failed: {why}")
         offset = (host.heartbeat or {}).get("clock_offset_s")
-        if isinstance(offset, int | float) and abs(offset) > MAX_CLOCK_SKEW_S:
+        # The agent's error bar (half its fastest round trip): a slow backend is not a wrong clock.
+        error = (host.heartbeat or {}).get("clock_error_s")
+        error = error if isinstance(error, int | float) else 0.0
+        if isinstance(offset, int | float) and abs(offset) - error > MAX_CLOCK_SKEW_S:
             reasons.append(f"{host.hostname}: clock differs from the server by {offset:+.2f} s")
     for st in streams:
         if st.dropped:
             reasons.append(f"{st.role}/{st.name}: {st.dropped} lines dropped by the agent's full spool")
+        if st.refused:
+            reasons.append(f"{st.role}/{st.name}: {st.refused} lines refused by the server as malformed "
+                           "(kept in the agent's spool, rejected/)")
         if st.error:
             reasons.append(f"{st.role}/{st.name}: {st.error}")
     grace = int(CLOSE_GRACE.total_seconds())

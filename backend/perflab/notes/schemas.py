@@ -5,11 +5,13 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perflab.schemas_base import RequestModel
+
 # Markdown is stored and returned exactly as written; the UI renders it sanitised.
 BODY_MAX = 100_000
 
 
-class NoteCreate(BaseModel):
+class NoteCreate(RequestModel):
     body_md: str = Field(min_length=1, max_length=BODY_MAX)
     experiment_id: int | None = None
     run_id: uuid.UUID | None = None
@@ -18,7 +20,7 @@ class NoteCreate(BaseModel):
     t_end_s: float | None = Field(default=None, ge=0)
 
 
-class NoteUpdate(BaseModel):
+class NoteUpdate(RequestModel):
     body_md: str | None = Field(default=None, min_length=1, max_length=BODY_MAX)
     t_start_s: float | None = Field(default=None, ge=0)
     t_end_s: float | None = Field(default=None, ge=0)

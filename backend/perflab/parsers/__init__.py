@@ -19,7 +19,9 @@
 
 Each module (``wrk``, ``vmstat``, ``pidstat``, ``strace_c``, ``strace``, ``netqtop``, ``ss_s``,
 ``netstat_s``, ``perf_stat``, ``sysctl``) documents its output schema and units. Bad input raises
-``ParseError`` (a ``ValueError``) naming the line; cut-off input yields what is there plus
+``ParseError`` (a ``ValueError``) naming the line, and what the text looks like when that is known
+(another kind, or another tool's table such as ``vmstat -d``'s disk statistics given as
+``vmstat``); cut-off input yields what is there plus
 ``warnings``; numbers are never made up.
 """
 
@@ -129,9 +131,11 @@ def parse(kind: str, text: str, **options: Any) -> JSON:
             )
             if first is None:
                 raise ParseError("the input is empty", None)
+            hint = _hint(text, None)
             raise ParseError(
                 f"could not tell which tool printed this (first line {first[1].strip()[:60]!r});"
-                f" name the kind: {', '.join(KINDS)}",
+                + (f" {hint}, which perflab does not read;" if hint else "")
+                + f" name the kind: {', '.join(KINDS)}",
                 first[0],
             )
         found_result: JSON = module(found).parse(text, **options)
@@ -140,8 +144,30 @@ def parse(kind: str, text: str, **options: Any) -> JSON:
         raise ValueError(
             f"unknown kind {kind!r}; expected one of {', '.join(KINDS)} or 'auto'"
         )
-    result: JSON = module(kind).parse(text, **options)
+    try:
+        result: JSON = module(kind).parse(text, **options)
+    except ParseError as e:
+        hint = _hint(text, kind)
+        if hint is None:
+            raise
+        raise ParseError(f"{e.message}; {hint}", e.line) from None
     return result
+
+
+def _hint(text: str, kind: str | None) -> str | None:
+    """What a refused text looks like instead: another kind, or a known output of another tool
+    (vmstat -d's disk table given as vmstat)."""
+    from ._lookalike import looks_like
+
+    lines = split_lines(text[:65536])
+    other = looks_like(lines)
+    if other is not None:
+        return f"this looks like {other}"
+    if kind is not None and "\x00" not in text[:65536]:
+        found = detect(text)
+        if found is not None and found != kind:
+            return f"this looks like {found} output: parse it as {found}"
+    return None
 
 
 def detect(text: str) -> str | None:

@@ -55,9 +55,14 @@ def to_int(tok: str) -> int | None:
     if not tok or not tok.isascii():
         return None
     body = tok[1:] if tok[0] in "+-" else tok
-    if not body.isdigit():
+    # int() refuses more than 4300 digits (ValueError); no tool counts that high
+    if not body.isdigit() or len(body) > MAX_DIGITS:
         return None
     return int(tok)
+
+
+#: longer digit strings are no count any tool prints (2**64 has 20 digits)
+MAX_DIGITS = 40
 
 
 _FLOAT_CHARS = frozenset("0123456789.+-eE")
@@ -78,6 +83,65 @@ def to_float(tok: str, decimal_comma: bool = False) -> float | None:
     if not math.isfinite(value):
         return None
     return value
+
+
+# Thousands separators other than '.' and ',': glibc's fr_FR/ru_RU print U+202F (older glibc
+# U+00A0), de_CH an apostrophe. The spaces split words, so callers join them first (join_grouped).
+_GROUP_SPACES = re.compile("(?<=[0-9])[\u202f\u00a0\u2009'\u2019](?=[0-9]{3})")
+
+
+def join_grouped(line: str) -> str:
+    """'9\u202f634' -> '9634': a thousands space must not split a number into two words."""
+    if line.isascii() and "'" not in line:
+        return line
+    return _GROUP_SPACES.sub("", line)
+
+
+def decimal_mark(tokens: list[str]) -> str | None:
+    """',' or '.': the decimal mark the numbers in ``tokens`` show, or None when none tells.
+
+    '218,07', '0,915133415' (not three digits after the mark) and '1.234,5' (both marks, the
+    last one is decimal) are evidence; '1,432' and '9.634' are not (grouping or decimals?)."""
+    votes = {",": 0, ".": 0}
+    for tok in tokens:
+        tok = tok.strip("+-%()")
+        if not tok or not tok[0].isdigit() or not tok[-1].isdigit():
+            continue
+        c, d = tok.rfind(","), tok.rfind(".")
+        if c >= 0 and d >= 0:
+            votes[tok[max(c, d)]] += 1
+            continue
+        i = max(c, d)
+        if (
+            i > 0
+            and len(tok) - i - 1 != 3
+            and tok[:i].isdigit()
+            and tok[i + 1 :].isdigit()
+        ):
+            votes[tok[i]] += 1
+    if votes[","] == votes["."]:
+        return None
+    return "," if votes[","] > votes["."] else "."
+
+
+def to_grouped_float(tok: str, mark: str = ".") -> float | None:
+    """A number as a locale prints it: ``mark`` is the decimal mark, the other one groups
+    thousands ('19.730,56' with mark ',', '1,432' with '.'). Groups that are not of three digits
+    ('1,43') make it None rather than a wrong value."""
+    group = "," if mark == "." else "."
+    if group in tok:
+        whole = tok.partition(mark)[0].lstrip("+-")
+        parts = whole.split(group)
+        if not (
+            1 <= len(parts[0]) <= 3
+            and parts[0].isdigit()
+            and all(len(p) == 3 and p.isdigit() for p in parts[1:])
+        ):
+            return None
+        tok = tok.replace(group, "")
+    if tok.count(mark) > 1:
+        return None
+    return to_float(tok, decimal_comma=mark == ",")
 
 
 def to_decimal(tok: str) -> Decimal | None:

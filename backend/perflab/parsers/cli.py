@@ -108,8 +108,32 @@ def _strace_grouped(buf: Any, path: str) -> dict[str, Any]:
 
 
 def run(kind: str, data: bytes) -> dict[str, Any]:
-    """Parse raw file bytes as ``kind`` (what ``main`` prints)."""
-    return parse(kind, read_text(data))
+    """Parse raw file bytes as ``kind`` (what ``main`` prints).
+
+    ``auto`` on a text holding several tools' outputs (wrk's summary, then a strace -c table)
+    answers ``{"kind": "parts", "parts": [{"kind", "start_line", "end_line", "preview",
+    "warnings", "result"}]}``: every part, unrecognised ones included (``kind`` null, no result),
+    instead of the one kind that would win detection. A single tool's output is parsed as before.
+    """
+    text = read_text(data)
+    if kind != "auto":
+        return parse(kind, text)
+    from .split import split
+
+    parts = split(text)
+    if len(parts) <= 1:
+        return parse(kind, text)
+    out = []
+    for part in parts:
+        entry: dict[str, Any] = {k: part[k] for k in ("kind", "start_line", "end_line", "preview", "warnings")}
+        if part["kind"] is not None:
+            try:
+                entry["result"] = parse(part["kind"], part["text"])
+            except ParseError as e:
+                line = "" if e.line is None else f"line {e.line + part['start_line'] - 1}: "
+                entry["error"] = f"{line}{e.message}"
+        out.append(entry)
+    return {"kind": "parts", "parts": out}
 
 
 def main(argv: list[str] | None = None, stdin: BinaryIO | None = None) -> int:

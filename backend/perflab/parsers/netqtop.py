@@ -16,6 +16,9 @@ Buckets count packets in the interval; ``avg_size_bytes`` is bytes per packet; `
 bytes and packets per second (``-t``). netqtop shortens numbers above 1000 to ``1.17K`` and above
 1,000,000 to ``1.45M``, dividing by 1024 and 1024*1024 (its ``to_str``); they are expanded the
 same way (1.17K -> 1198.08), so they carry netqtop's rounding (two decimals of the scaled value).
+Units are netqtop's meaning: its "350.16M" BPS is 350.16 MiB/s = 367,166,259 bytes/s here, and
+the run charts show byte rates with binary prefixes (350.2 MiB/s), as netqtop does, not SI ones
+(367M). Each packet-size bucket becomes its own series (``tx.packets_0-64`` ...), per queue.
 Columns are found by header names. An interval is complete at its dashed rule (or at the next
 timestamp); ``finish()`` flushes a last one with a warning if it was cut off.
 """

@@ -22,7 +22,8 @@ interval (one with CPU metrics, one with context switches); ``-h`` gives one wit
 (``Average:``, ``平均时间:``, ``Durchschn.:`` ... in any locale) are merged per (pid, tid) since they
 are a one-shot summary. ``cpu`` is null in averages (pidstat prints ``-``).
 
-Columns are found by header names. Decimal commas (de_DE) are read as decimal points. Dates in
+Columns are found by header names (``-T CHILD``'s ``usr-ms``, ``system-ms``, ``minflt-nr`` ... too:
+totals in ms and faults since the task started). Decimal commas (de_DE) are read as decimal points. Dates in
 the banner: ISO, ``MM/DD/YY`` (C locale), ``MM/DD/YYYY`` (en_US; ``DD/MM`` when the first field is
 above 12), ``DD.MM.YYYY`` (de) and ``YYYY年MM月DD日``; the date rolls over at midnight.
 """
@@ -75,6 +76,12 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "fd-nr": ("fd_nr", "i"),
     "prio": ("prio", "i"),
     "policy": ("policy", "s"),
+    # -T CHILD / -T ALL: totals of the task and its children since it started
+    "usr-ms": ("usr_ms", "i"),
+    "system-ms": ("system_ms", "i"),
+    "guest-ms": ("guest_ms", "i"),
+    "minflt-nr": ("minflt_nr", "i"),
+    "majflt-nr": ("majflt_nr", "i"),
 }
 
 #: the per-process metrics a chart can plot: key -> unit
@@ -100,6 +107,11 @@ METRICS: dict[str, str] = {
     "threads": "threads",
     "fd_nr": "fds",
     "prio": "priority",
+    "usr_ms": "ms",
+    "system_ms": "ms",
+    "guest_ms": "ms",
+    "minflt_nr": "faults",
+    "majflt_nr": "faults",
 }
 PER_PROCESS_METRICS: tuple[str, ...] = tuple(METRICS)
 #: keys that identify the process a sample belongs to (not metrics)

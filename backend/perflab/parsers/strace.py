@@ -177,9 +177,13 @@ def chunks(
         pos = end
 
 
-# '(' up to the last ' = ' of a line ('.' stops at newlines), i.e. exactly the arguments.
-_ARGS_STR = re.compile(r"\(.* = ")
-_ARGS_BYTES = re.compile(rb"\(.* = ")
+# From a line's first '(' up to its last ' = ' ('.' stops at newlines), i.e. exactly the
+# arguments. Anchored at the line start: unanchored, the engine retried at every '(' of a line
+# that has no ' = ' (junk, or an unfinished call's data) and scanned to its end each time,
+# quadratic in the line length (4.6 s for 512 KB of "(aaa..."). Anchored, each line is tried
+# once and backtracks over itself at most once.
+_ARGS_STR = re.compile(r"^([^(\n]*)\(.* = ", re.MULTILINE)
+_ARGS_BYTES = re.compile(rb"^([^(\n]*)\(.* = ", re.MULTILINE)
 
 
 def group_lines(pieces: Iterable[str | bytes]) -> tuple[Groups, int]:
@@ -197,19 +201,17 @@ def group_lines(pieces: Iterable[str | bytes]) -> tuple[Groups, int]:
     for piece in pieces:
         text = isinstance(piece, str)
         nul: Any = "\x00" if text else b"\x00"
-        paren: Any = "(" if text else b"("
         newline: Any = "\n" if text else b"\n"
-        # The pattern retries at every '(' of a line without ' = ' after it: fine for strace's
-        # few parentheses per line, quadratic for a line of thousands (junk, paren-heavy data of
-        # an unfinished call). Pieces that dense in '(', and pieces holding the NUL separator,
-        # take the linear path.
-        if nul in piece or piece.count(paren) > len(piece) // 32 + 256:
+        # Pieces holding the NUL separator the substitution relies on take the sliced path.
+        if nul in piece:
             g, n = _group_sliced([piece])
             groups.update(g)
             nlines += n
             continue
         pattern: Any = _ARGS_STR if text else _ARGS_BYTES
-        reduced: Any = pattern.sub("(\x00" if text else b"(\x00", piece).split(newline)
+        reduced: Any = pattern.sub(
+            "\\1(\x00" if text else b"\\1(\x00", piece
+        ).split(newline)
         if reduced and not reduced[-1]:
             reduced.pop()
         nlines += len(reduced)
@@ -299,8 +301,9 @@ def summarize(groups: Groups, nlines: int, get_lines: Callable[[], list[str]]) -
                 entry["resumed"] += count
             entry["returns"][rtext] += count
             first, _, rest = rtext.partition(" ")
-            if first.isascii() and first.isdigit():
-                entry["sum_returns"] += int(first) * count
+            number = to_int(first) if first.isdigit() else None
+            if number is not None:
+                entry["sum_returns"] += number * count
             elif (first == "-1" or first == "?") and rest.startswith("E"):
                 entry["errors"][rest.split()[0]] += count
         elif kind == "unfinished":
@@ -312,7 +315,7 @@ def summarize(groups: Groups, nlines: int, get_lines: Callable[[], list[str]]) -
         elif kind == "noise":
             if noise is None or noise > line_of(key):
                 noise = line_of(key)
-        elif not head.strip() and not sep:
+        elif not sep and not ret.strip():
             blank += count
         else:
             other_keys.add(key)

@@ -10,7 +10,10 @@ Output schema::
      "columns": ["pct_time", "seconds", "usecs_per_call", "calls", "errors", "syscall"],
      "warnings": [...]}
 
-Blank error cells are 0 (strace leaves them blank). A blank usecs/call (old strace's total row) and
+Numbers may carry the locale's decimal comma (``31,66  0,000670`` under de_DE: strace never
+groups thousands, so a comma in a time column is a decimal comma). A table none of whose rows can
+be read is an error naming the first one, never an empty result. Blank error cells are 0 (strace
+leaves them blank). A blank usecs/call (old strace's total row) and
 columns that ``-U`` left out are null, never computed. Cells are cut by the dashed rule under the
 header, so blank cells stay in their column; a paste whose spacing was mangled falls back to
 whitespace splitting. strace's own messages ("strace: Process 8334 attached") and anything the
@@ -98,7 +101,13 @@ def _convert(cols: list[str], cells: list[str]) -> JSON | None:
         elif cell == "":
             row[key] = 0 if key == "errors" else None
         else:
-            value: int | float | None = to_int(cell) if typ == "i" else to_float(cell)
+            value: int | float | None
+            if typ == "i":
+                value = to_int(cell)
+            else:
+                # strace prints its floats with the locale's decimal mark ('31,66  0,000670'
+                # in de_DE) and never groups thousands, so a comma here is a decimal comma.
+                value = to_float(cell, decimal_comma="," in cell and "." not in cell)
             if value is None:
                 return None
             row[key] = value
@@ -129,6 +138,7 @@ def parse(text: str) -> JSON:
     total: JSON | None = None
     warnings: list[str] = []
     first_other: tuple[int, str] | None = None
+    first_bad: tuple[int, str] | None = None
     rules = 0
     tables = 0
     in_table = False
@@ -175,6 +185,8 @@ def parse(text: str) -> JSON:
         if row is None:
             if stripped.startswith("System call usage summary"):
                 continue
+            if first_bad is None:
+                first_bad = (n, line)
             warnings.append(
                 f"line {n}: not a row of the strace -c table, ignored: {show(line)}"
             )
@@ -202,6 +214,10 @@ def parse(text: str) -> JSON:
         warnings.append(
             "no summary table: strace printed none (the traced process made no system calls?)"
         )
+    elif not syscalls and total is None and first_bad is not None:
+        # a table whose every row is unreadable must not come out as "no system calls"
+        n, line = first_bad
+        raise ParseError(f"unreadable row of the strace -c table: {show(line)}", n)
     elif total is None:
         warnings.append("no 'total' row: the table is cut off; the totals are null")
     out_total = None

@@ -1,4 +1,4 @@
-"""``sysctl -a`` output and ``name = value`` lines (sysctl.conf style).
+"""``sysctl -a`` output (Linux ``name = value``, BSD and macOS ``name: value``) and sysctl.conf lines.
 
 Output schema::
 
@@ -10,7 +10,12 @@ Values are kept as text with runs of whitespace (sysctl prints tabs) folded to o
 runs diff cleanly; ``numbers`` holds the integer (or list of integers) for values that are numeric.
 Names in ``/`` form (``net/ipv4/tcp_tw_reuse``) are written with dots. Comments (``#``, ``;``), a
 leading ``-`` (ignore-errors in sysctl.conf) and sysctl's "permission denied" messages are skipped,
-the latter with a warning. A name given twice keeps the last value (as sysctl applies them).
+the latter with a warning. A name given twice keeps the last value (as sysctl applies them),
+except on consecutive lines: that is how Linux prints a value of several lines (``dev.cdrom.info
+= CD-ROM information, ...`` then ``dev.cdrom.info = drive name: sr0`` ...), joined with newlines
+into one value. In ``name: value`` output, bare lines after a setting are further lines of its
+value (BSD's ``kern.geom.conftxt``). A value of several lines has no ``numbers`` entry; its
+blank last lines are dropped. A text with more other lines than settings is refused.
 """
 
 from __future__ import annotations
@@ -20,12 +25,23 @@ from ._common import JSON, ParseError, is_elision, show, split_lines, to_int
 KIND = "sysctl"
 
 _NAME_CHARS = frozenset(
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/:@*"
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/:@*%"
 )
 
 
 def _split(line: str) -> tuple[str, str] | None:
-    name, eq, value = line.partition("=")
+    """(name, value) of 'name = value' (Linux) or 'name: value' (BSD, macOS)."""
+    found = _split_at(line, "=")
+    if found is None and ":" in line:
+        raw = line.partition(":")[0]
+        if "/" in raw or "." not in raw:
+            return None  # 'Requests/sec: 858.98', 'strace: ...' are no BSD settings
+        found = _split_at(line, ":")
+    return found
+
+
+def _split_at(line: str, sep: str) -> tuple[str, str] | None:
+    name, eq, value = line.partition(sep)
     name = name.strip()
     if not eq or not name or not name.isascii() or not set(name) <= _NAME_CHARS:
         return None
@@ -33,12 +49,14 @@ def _split(line: str) -> tuple[str, str] | None:
     if "/" in name and "." not in name:
         name = name.strip("/").replace("/", ".")
     name = name.removeprefix("proc.sys.")
-    if "." not in name or name.startswith(".") or name.endswith("."):
+    if "." not in name or name.startswith("."):  # BSD names may end in "." (security.jail.param.host.)
         return None
     return name, " ".join(value.split())
 
 
 def _number(value: str) -> int | list[int] | None:
+    if "\n" in value:
+        return None  # a text of several lines (dev.cdrom.info), not a vector of numbers
     parts = value.split()
     nums = [to_int(p) for p in parts]
     if not parts or any(n is None for n in nums):
@@ -52,8 +70,15 @@ def parse(text: str) -> JSON:
     numbers: dict[str, int | list[int]] = {}
     warnings: list[str] = []
     first_other: tuple[int, str] | None = None
+    last: str | None = None
+    more: dict[str, list[str]] = {}
+    bsd = False
+    others = 0
     for n, line in enumerate(split_lines(text), 1):
         stripped = line.strip()
+        if not stripped and bsd and last is not None:
+            more[last].append("")  # a blank line inside a BSD value of several lines
+            continue
         if not stripped or stripped[0] in "#;":
             continue
         if is_elision(stripped):
@@ -65,7 +90,20 @@ def parse(text: str) -> JSON:
             warnings.append(f"line {n}: sysctl said: {stripped[7:].strip()}")
             continue
         split = _split(stripped)
+        if split is not None and split[0] == last and last in values:
+            # Linux sysctl -a prints a value of several lines as several lines of the same
+            # name (dev.cdrom.info): one value, its lines joined
+            more[last].append(split[1])
+            numbers.pop(last, None)
+            continue
+        if split is None and last is not None and bsd:
+            # BSD and macOS print the further lines of a value bare (kern.geom.conftxt)
+            more[last].append(" ".join(stripped.split()))
+            numbers.pop(last, None)
+            continue
         if split is None:
+            last = None
+            others += 1
             if first_other is None:
                 first_other = (n, line)
             warnings.append(
@@ -73,22 +111,38 @@ def parse(text: str) -> JSON:
             )
             continue
         name, value = split
+        last = name
+        if _split_at(stripped, "=") is None:
+            bsd = True  # 'name: value'
         if name in values and values[name] != value:
             warnings.append(
                 f"line {n}: {name} set again ({values[name]!r} -> {value!r}); the last one wins"
             )
         values[name] = value
+        more[name] = []  # lines are collected, joined once at the end: += would be quadratic
         number = _number(value)
         if number is not None:
             numbers[name] = number
         else:
             numbers.pop(name, None)
-    if not values:
+    for name, lines in more.items():
+        if lines:
+            # the blank last lines of a multi-line value are dropped
+            values[name] = "\n".join([values[name], *lines]).rstrip("\n")
+    if not values or (first_other is not None and others > len(values)):
+        # a few 'a.b: c' lines in another tool's output are not a sysctl listing
         if first_other is None:
             raise ParseError("no sysctl settings: the input is empty", None)
         n, line = first_other
         raise ParseError(f"expected 'name = value' sysctl lines, got {show(line)}", n)
     return {"values": values, "numbers": numbers, "warnings": warnings[:200]}
+
+
+# top-level names of BSD and macOS sysctl trees ('kern.maxfiles: 64303')
+_BSD_ROOTS = frozenset(
+    {"kern", "vm", "vfs", "net", "debug", "hw", "machdep", "user", "p1003_1b", "security",
+     "dev", "compat", "sysctl", "kstat"}
+)
 
 
 def sniff(lines: list[str]) -> float:
@@ -97,10 +151,11 @@ def sniff(lines: list[str]) -> float:
         s = line.strip()
         if not s or s[0] in "#;" or s.startswith("sysctl:"):
             continue
-        if (
-            _split(s) is not None
-            and " = " in s
-            or (_split(s) is not None and s.count(".") >= 2)
+        split = _split(s)
+        if split is not None and (
+            " = " in s
+            or s.count(".") >= 2
+            or (": " in s and split[0].partition(".")[0] in _BSD_ROOTS)
         ):
             good += 1
         else:

@@ -17,14 +17,19 @@ Output schema (``null`` wherever a truncated paste lacks the line, with a warnin
      "warnings": [...],
      # wrk2 only:
      "calibration": [{"mean_latency_ms": 10.087, "sampling_interval_ms": 22.0}],
-     "uncorrected_latency_percentiles_ms": {...} | absent,
      "percentile_spectrum": [{"latency_ms": 0.921, "percentile": 0.0, "total_count": 1}],
      "hdr_summary": {"mean_ms": 6.602, "stdev_ms": 1.919, "max_ms": 12.496, "total_count": 39500,
-                     "buckets": 27, "sub_buckets": 2048}}
+                     "buckets": 27, "sub_buckets": 2048},
+     # wrk2 -U/--u_latency: the latency measured without correcting for coordinated omission,
+     # a separate result with its own percentiles, spectrum and summary (absent without -U)
+     "uncorrected_latency_percentiles_ms": {...}, "uncorrected_percentile_spectrum": [...],
+     "uncorrected_hdr_summary": {...}}
 
 Units are converted exactly as wrk prints them: us/ms/s/m/h for time, k/M/G/T = 1000 for counts
 (Req/Sec), KB/MB/GB/TB = 1024 for bytes. Percentile keys drop trailing zeros ("99.900%" -> "99.9").
-``-nan%`` (no responses) becomes null. When no request completed, wrk prints 0.00us latencies that
+``-nan%`` (no responses) becomes null, and so does a ``-nan`` figure in a Latency or Req/Sec line
+(the line's other figures are kept). wrk2's calibration line is read with the unit attached
+(``10.087ms``) or apart (``9747 usec``, older builds). When no request completed, wrk prints 0.00us latencies that
 measure nothing: latency figures are then null, with a warning.
 """
 
@@ -151,17 +156,29 @@ def _stats(tokens: list[str], unit: str) -> JSON | None:
     if len(tokens) != 5:
         return None
     conv = time_ms if unit == "time" else count
-    avg, stdev, mx = conv(tokens[1]), conv(tokens[2]), conv(tokens[3])
-    if avg is None or stdev is None or mx is None:
-        return None
+    figures: list[float | None] = []
+    for tok in tokens[1:4]:
+        # wrk2 prints -nan for a statistic of a thread that recorded nothing: only that one
+        # figure is missing, the others on the line still hold
+        if tok.lower().removeprefix("-") in _NANS:
+            figures.append(None)
+            continue
+        value = conv(tok)
+        if value is None:
+            return None
+        figures.append(value)
     within: float | None
-    if tokens[4] in ("-nan%", "nan%", "-nan", "nan"):
+    if tokens[4].lower().removeprefix("-") in _NANS:
         within = None
     else:
         within = _pct(tokens[4])
         if within is None:
             return None
+    avg, stdev, mx = figures
     return {"avg": avg, "stdev": stdev, "max": mx, "within_stdev_pct": within}
+
+
+_NANS = frozenset({"nan", "nan%", "nanus", "nanms", "nans"})
 
 
 def parse(text: str) -> JSON:
@@ -189,7 +206,8 @@ def parse(text: str) -> JSON:
     dist: dict[str, float] | None = None
     dist_key = "latency_percentiles_ms"
     in_spectrum = False
-    spectrum: list[JSON] = []
+    spectra: dict[str, list[JSON]] = {}
+    block = ""
     after_summary = False
     first_other: tuple[int, str] | None = None
     latency_seen = False
@@ -223,13 +241,8 @@ def parse(text: str) -> JSON:
             seen += 1
             continue
         if head == "Thread" and len(tokens) > 1 and tokens[1] == "calibration:":
-            # wrk2: "Thread calibration: mean lat.: 10.087ms, rate sampling interval: 22ms"
             out["tool"] = "wrk2"
-            mean = time_ms(tokens[4].rstrip(",")) if len(tokens) > 4 else None
-            interval = time_ms(tokens[-1]) if len(tokens) > 8 else None
-            out.setdefault("calibration", []).append(
-                {"mean_latency_ms": mean, "sampling_interval_ms": interval}
-            )
+            out.setdefault("calibration", []).append(_calibration(stripped, n, warnings))
             continue
         if head == "Latency" and len(tokens) == 5:
             stats = _stats(tokens, "time")
@@ -247,10 +260,14 @@ def parse(text: str) -> JSON:
             seen += 1
             continue
         if head == "Latency" and len(tokens) >= 2 and tokens[1] == "Distribution":
+            # wrk2 -U prints a second block (percentiles, spectrum, summary) for the latency
+            # measured without correcting for coordinated omission: kept apart, never merged
             if "Uncorrected" in stripped:
                 dist_key = "uncorrected_latency_percentiles_ms"
+                block = "uncorrected_"
             else:
                 dist_key = "latency_percentiles_ms"
+                block = ""
             if "HdrHistogram" in stripped:
                 out["tool"] = "wrk2"
             dist = {}
@@ -271,8 +288,8 @@ def parse(text: str) -> JSON:
         if in_spectrum:
             if head == "Value":
                 continue
-            if head.startswith("#["):
-                _hdr_summary(out, stripped)
+            if head.startswith(("#[", "[")):
+                _hdr_summary(out.setdefault(f"{block}hdr_summary", {}), stripped)
                 continue
             if set(stripped) == {"-"}:
                 in_spectrum = False
@@ -284,7 +301,7 @@ def parse(text: str) -> JSON:
                     to_int(tokens[2]),
                 )
                 if value is not None and pct is not None and total is not None:
-                    spectrum.append(
+                    spectra.setdefault(block, []).append(
                         {"latency_ms": value, "percentile": pct, "total_count": total}
                     )
                     continue
@@ -347,8 +364,8 @@ def parse(text: str) -> JSON:
             f"expected wrk output ('Running ... test @ URL', 'Requests/sec: ...'), got {show(line)}",
             n,
         )
-    if spectrum:
-        out["percentile_spectrum"] = spectrum
+    for prefix, rows in spectra.items():
+        out[f"{prefix}percentile_spectrum"] = rows
     for key in ("latency_percentiles_ms", "uncorrected_latency_percentiles_ms"):
         if out.get(key) == {}:
             out[key] = None  # a 'Latency Distribution' title whose rows were cut off
@@ -356,7 +373,28 @@ def parse(text: str) -> JSON:
     return out
 
 
-def _hdr_summary(out: JSON, line: str) -> None:
+def _calibration(line: str, n: int, warnings: list[str]) -> JSON:
+    """'Thread calibration: mean lat.: 10.087ms, rate sampling interval: 22ms', or as older
+    wrk2 builds print it, 'mean lat.: 9747 usec, rate sampling interval: 21 msec'."""
+    figures: list[float | None] = []
+    for part in line.split(":", 2)[-1].split(","):
+        words = part.replace(":", " ").split()
+        # the figure is the last word, or the last two when the unit stands apart
+        value = None
+        if words:
+            unit = {"usec": "us", "msec": "ms", "sec": "s"}.get(words[-1])
+            if unit is not None and len(words) >= 2:
+                value = time_ms(words[-2] + unit)
+            else:
+                value = time_ms(words[-1])
+        figures.append(value)
+    if len(figures) != 2 or None in figures:
+        warnings.append(f"line {n}: unreadable calibration {show(line)}")
+        figures = (figures + [None, None])[:2]
+    return {"mean_latency_ms": figures[0], "sampling_interval_ms": figures[1]}
+
+
+def _hdr_summary(summary: JSON, line: str) -> None:
     # "#[Mean    =        6.602, StdDeviation   =        1.919]"
     names = {
         "Mean": "mean_ms",
@@ -366,7 +404,6 @@ def _hdr_summary(out: JSON, line: str) -> None:
         "Buckets": "buckets",
         "SubBuckets": "sub_buckets",
     }
-    summary = out.setdefault("hdr_summary", {})
     for part in line.strip("#[]").split(","):
         if "=" not in part:
             continue

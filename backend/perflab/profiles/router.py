@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
+from perflab.artifacts.download import download_headers
 from perflab.deps import PrincipalDep, ReadableProject, SessionDep, check_project_access
 from perflab.profiles import service
 from perflab.profiles.models import Profile
@@ -26,20 +27,6 @@ from perflab.profiles.schemas import (
 from perflab.runs.router import ReadableRun, WritableRun
 
 router = APIRouter(tags=["profiles"])
-
-# Uploaded bytes are only ever a download that cannot run (a flamegraph.pl SVG carries a script):
-# no inline rendering on our origin, no type sniffing, no caching by shared proxies.
-DOWNLOAD_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; sandbox",
-    "X-Content-Type-Options": "nosniff",
-    "Cache-Control": "private, no-store",
-}
-
-
-def _attachment(name: str, suffix: str = "") -> str:
-    safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name) or "profile"
-    return f'attachment; filename="{safe[:200]}{suffix}"'
-
 
 def readable_profile(profile_id: str, principal: PrincipalDep, db: SessionDep) -> Profile:
     row = service.get_profile(db, profile_id=service.parse_profile_id(profile_id))
@@ -143,7 +130,7 @@ def download_original(profile: ReadableProfile, db: SessionDep) -> Response:
     return Response(
         data,
         media_type="application/octet-stream",
-        headers={**DOWNLOAD_HEADERS, "Content-Disposition": _attachment(name)},
+        headers=download_headers(name, fallback="profile"),
     )
 
 
@@ -153,6 +140,6 @@ def download_folded(profile: ReadableProfile) -> Response:
     return Response(
         service.folded(profile),
         media_type="application/octet-stream",
-        headers={**DOWNLOAD_HEADERS, "Content-Disposition": _attachment(profile.name, ".folded")},
+        headers=download_headers(f"{profile.name}.folded", fallback="profile.folded"),
     )
 

@@ -49,6 +49,8 @@ def import_profile(
         if exc.too_large:
             raise PayloadTooLarge(str(exc)) from None
         raise Unprocessable(f"{name or 'upload'}: {exc}") from None
+    # Before parsed.frames: the function table's tree counts the frames too.
+    table = parser.function_table(parsed)
     artifact = artifacts_service.store(
         session, project_id=run.project_id, run_id=run.id, kind="flamegraph", name=name or "profile",
         data=data, role=role,
@@ -73,7 +75,6 @@ def import_profile(
     )
     session.add(row)
     session.flush()
-    table = parser.function_table(parsed)
     if table:
         # Core insert of plain rows: thousands of functions, no ORM objects needed.
         session.execute(

@@ -42,7 +42,8 @@ def get_project(project: ReadableProject) -> ProjectRead:
 @router.patch("/{slug}", response_model=ProjectRead)
 def update_project(body: ProjectUpdate, project: ReadableProject, _: CurrentUser, db: SessionDep) -> ProjectRead:
     return ProjectRead.model_validate(
-        service.update_project(db, project=project, name=body.name, description=body.description)
+        service.update_project(db, project=project, name=body.name, description=body.description,
+                               validity=body.validity.model_dump() if body.validity else None)
     )
 
 

@@ -68,7 +68,10 @@ def list_projects(session: Session) -> list[dict[str, Any]]:
     return out
 
 
-def update_project(session: Session, *, project: Project, name: str | None, description: str | None) -> Project:
+def update_project(session: Session, *, project: Project, name: str | None, description: str | None,
+                   validity: dict[str, float] | None = None) -> Project:
+    if validity is not None:
+        project.validity = validity
     if name is not None:
         project.name = name.strip()
     if description is not None:

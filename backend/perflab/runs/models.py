@@ -11,7 +11,6 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
-    Double,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
@@ -23,8 +22,9 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.dialects.postgresql import JSONB, UUID
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, validates
 
+from perflab import security
 from perflab.db import Base
 from perflab.models_base import CreatedAt
 
@@ -57,6 +57,11 @@ class Run(CreatedAt, Base):
     # Precomputed headline numbers (rps, p99, errors...) so history pages never parse.
     headline: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
 
+    @validates("label", "load_command")
+    def _redact(self, _key: str, value: str) -> str:
+        # Whatever client wrote it (the agent already strips its own token), no token is stored.
+        return security.redact_tokens(value) if value else value
+
 
 class RunHost(Base):
     __tablename__ = "run_host"
@@ -87,6 +92,9 @@ class Stream(CreatedAt, Base):
     lines: Mapped[int] = mapped_column(BigInteger, default=0)
     samples: Mapped[int] = mapped_column(BigInteger, default=0)
     dropped: Mapped[int] = mapped_column(BigInteger, default=0)
+    # Lines of batches the server refused as malformed (422): the agent sends an empty batch in their
+    # seq so parsing goes on, and the run says what is missing.
+    refused: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     max_seq: Mapped[int] = mapped_column(BigInteger, default=0)
     # Chunks are parsed strictly in seq order; a chunk that arrives early waits for the gap to fill.
     parsed_seq: Mapped[int] = mapped_column(BigInteger, default=0)
@@ -155,14 +163,29 @@ class Series(Base):
     stats: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
 
 
-class Sample(Base):
-    __tablename__ = "sample"
-    __table_args__ = (PrimaryKeyConstraint("run_id", "series_id", "t"),)
+class SeriesChunk(Base):
+    """Samples of one series as compact arrays (perflab/series/codec.py): a few bytes a sample.
 
-    run_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True))
+    A live run appends one chunk per series per parsed batch, so the page is current within a
+    second; when the stream closes its chunks are merged into one (chunk 0). Rebuilt from the raw
+    chunks by `perflab reparse`.
+    """
+
+    __tablename__ = "series_chunk"
+    __table_args__ = (PrimaryKeyConstraint("run_id", "series_id", "chunk"),)
+
+    run_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), ForeignKey("run.id", ondelete="CASCADE"))
     series_id: Mapped[int] = mapped_column(BigInteger)
-    t: Mapped[datetime]
-    value: Mapped[float] = mapped_column(Double)
+    # Ordinal of the chunk's first sample within its series, so chunks sort in arrival order.
+    chunk: Mapped[int] = mapped_column(BigInteger)
+    n: Mapped[int] = mapped_column(Integer)
+    # First and last timestamp, so a time window is selected without decoding.
+    t0: Mapped[datetime]
+    t1: Mapped[datetime]
+    # Microseconds between samples when they are regular; `times` then is NULL.
+    step_us: Mapped[int] = mapped_column(BigInteger)
+    times: Mapped[bytes | None] = mapped_column(LargeBinary)
+    vals: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class Summary(CreatedAt, Base):

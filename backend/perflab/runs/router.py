@@ -19,6 +19,7 @@ from perflab.runs.schemas import (
     StreamTail,
     SummaryRead,
 )
+from perflab.schemas_base import Page, PageSize
 
 router = APIRouter(tags=["runs"])
 
@@ -70,7 +71,7 @@ def get_run(run: ReadableRun, db: SessionDep) -> RunDetail:
 
 
 @router.get("/api/experiments/{experiment_id}/runs", response_model=RunPage)
-def list_experiment_runs(experiment: ReadableExperiment, db: SessionDep, page: int = 1, page_size: int = 100) -> RunPage:
+def list_experiment_runs(experiment: ReadableExperiment, db: SessionDep, page: Page = 1, page_size: PageSize = 100) -> RunPage:
     project = db.get(Project, experiment.project_id)
     assert project is not None
     return _page(service.list_runs(db, project=project, experiment_id=experiment.id, page=page, page_size=page_size))
@@ -78,7 +79,7 @@ def list_experiment_runs(experiment: ReadableExperiment, db: SessionDep, page: i
 
 @router.get("/api/projects/{slug}/runs", response_model=RunPage)
 def list_project_runs(
-    project: ReadableProject, db: SessionDep, status: str | None = None, page: int = 1, page_size: int = 50
+    project: ReadableProject, db: SessionDep, status: str | None = None, page: Page = 1, page_size: PageSize = 50
 ) -> RunPage:
     return _page(service.list_runs(db, project=project, status=status, page=page, page_size=page_size))
 

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
@@ -10,6 +9,7 @@ from fastapi.responses import StreamingResponse
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
+from perflab import shutdown
 from perflab.db import unit_of_work
 from perflab.deps import SessionDep
 from perflab.ingest import service as ingest_service
@@ -73,7 +73,10 @@ async def run_events(run: ReadableRun, request: Request) -> StreamingResponse:
             if snap.get("gone") or (snap.get("status") in ("complete", "partial", "failed")):
                 yield b"event: end\ndata: {}\n\n"
                 return
-            await asyncio.sleep(1.0)
+            if await shutdown.pause(1.0):
+                # The browser's EventSource reconnects on its own once the server is back.
+                yield b"event: shutdown\ndata: {}\n\n"
+                return
 
     return StreamingResponse(events(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

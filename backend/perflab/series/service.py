@@ -1,8 +1,15 @@
-"""Series of a run and their samples, downsampled in SQL so charts never receive more than they draw."""
+"""Series of a run and their samples, kept as compact chunks (perflab/series/codec.py).
+
+Charts never receive more than they draw: chunks are decoded here and downsampled before they leave.
+Everything that reads or writes samples goes through read_points / write_chunks / compact.
+"""
 
 from __future__ import annotations
 
+import math
 import uuid
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select, text
@@ -10,8 +17,12 @@ from sqlalchemy.orm import Session
 
 from perflab.errors import BadInput
 from perflab.runs.models import Run, Series
+from perflab.series import codec
 
 MAX_POINTS_LIMIT = 10_000
+
+# (times in microseconds since the epoch, values), time-ordered.
+Points = tuple[list[int], list[float]]
 
 
 def list_series(session: Session, *, run_id: uuid.UUID) -> list[Series]:
@@ -20,6 +31,107 @@ def list_series(session: Session, *, run_id: uuid.UUID) -> list[Series]:
 
 def run_origin(run: Run) -> Any:
     return run.started_at or run.created_at
+
+
+def chunk_row(run_id: uuid.UUID, series_id: int, chunk: int, times_us: Sequence[int],
+              values: Sequence[float]) -> dict[str, Any]:
+    t0, step, times = codec.encode_times(times_us)
+    return {"run_id": run_id, "series_id": series_id, "chunk": chunk, "n": len(values), "t0": codec.from_us(t0),
+            "t1": codec.from_us(times_us[-1]), "step_us": step, "times": times,
+            "vals": codec.encode_values(values)}
+
+
+CHUNK_COLUMNS = ("run_id", "series_id", "chunk", "n", "t0", "t1", "step_us", "times", "vals")
+
+
+def write_chunks(session: Session, rows: list[dict[str, Any]]) -> None:
+    """Rows made by chunk_row, by COPY: a pidstat batch holds a chunk for each of hundreds of series, and
+    COPY stores them in one stream where an executemany still pays per row."""
+    if not rows:
+        return
+    raw = session.connection().connection.driver_connection
+    assert raw is not None
+    with raw.cursor() as cur, cur.copy(f"COPY series_chunk ({', '.join(CHUNK_COLUMNS)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row([row[c] for c in CHUNK_COLUMNS])
+
+
+def read_points(
+    session: Session, keys: Iterable[tuple[uuid.UUID, int]], *, t_from: datetime | None = None,
+    t_to: datetime | None = None,
+) -> dict[tuple[uuid.UUID, int], Points]:
+    """Every sample of the given (run_id, series_id) series, optionally only chunks that overlap a window
+    (samples outside it may still come back: callers filter exactly)."""
+    keys = list(keys)
+    if not keys:
+        return {}
+    window = ""
+    params: dict[str, Any] = {"runs": [k[0] for k in keys], "sids": [k[1] for k in keys]}
+    if t_from is not None:
+        window += " AND c.t1 >= :t_from"
+        params["t_from"] = t_from
+    if t_to is not None:
+        window += " AND c.t0 <= :t_to"
+        params["t_to"] = t_to
+    rows = session.execute(
+        text(
+            "SELECT c.run_id, c.series_id, c.t0, c.step_us, c.n, c.times, c.vals"
+            " FROM unnest(CAST(:runs AS uuid[]), CAST(:sids AS bigint[])) AS k(run_id, series_id)"
+            " JOIN series_chunk c ON c.run_id = k.run_id AND c.series_id = k.series_id"
+            f" WHERE true{window} ORDER BY c.run_id, c.series_id, c.chunk"
+        ),
+        params,
+    ).all()
+    parts: dict[tuple[uuid.UUID, int], list[tuple[list[int], list[float]]]] = {}
+    for run_id, sid, t0, step, n, times, vals in rows:
+        parts.setdefault((run_id, sid), []).append(
+            (codec.decode_times(codec.to_us(t0), step, n, times), codec.decode_values(vals)))
+    return {k: codec.merge(p) for k, p in parts.items()}
+
+
+def compact(session: Session, *, run_id: uuid.UUID, series_ids: Sequence[int]) -> int:
+    """Merge each series' chunks into one (chunk 0), once a stream is closed. Returns series merged."""
+    if not series_ids:
+        return 0
+    many = session.execute(
+        text("SELECT series_id FROM series_chunk WHERE run_id = :run AND series_id = ANY(:ids)"
+             " GROUP BY series_id HAVING count(*) > 1"),
+        {"run": run_id, "ids": list(series_ids)},
+    ).scalars().all()
+    if not many:
+        return 0
+    points = read_points(session, [(run_id, sid) for sid in many])
+    session.execute(text("DELETE FROM series_chunk WHERE run_id = :run AND series_id = ANY(:ids)"),
+                    {"run": run_id, "ids": list(many)})
+    write_chunks(session, [chunk_row(run_id, sid, 0, t, v) for (_, sid), (t, v) in points.items() if t])
+    return len(many)
+
+
+def downsample(t: Sequence[float], v: Sequence[float], max_points: int) -> tuple[list[float], list[float]]:
+    """Equal-width time buckets over [t[0], t[-1]], each the mean of its times and of its values."""
+    if len(t) <= max_points:
+        return list(t), list(v)
+    t0 = t[0]
+    width = max(t[-1] - t0, 1e-9)
+    out_t: list[float] = []
+    out_v: list[float] = []
+    bucket = -1
+    st = sv = 0.0
+    k = 0
+    for ti, vi in zip(t, v):
+        b = math.floor((ti - t0) * (max_points - 1) / width)
+        if b != bucket:
+            if k:
+                out_t.append(st / k)
+                out_v.append(sv / k)
+            bucket, st, sv, k = b, 0.0, 0.0, 0
+        st += ti
+        sv += vi
+        k += 1
+    if k:
+        out_t.append(st / k)
+        out_v.append(sv / k)
+    return out_t, out_v
 
 
 def series_data(
@@ -34,43 +146,53 @@ def series_data(
     wanted = list(session.scalars(select(Series).where(Series.run_id == run.id, Series.id.in_(series_ids))))
     if not wanted:
         return []
-    origin = run_origin(run)
-    small = [s.id for s in wanted if s.points <= max_points]
-    big = [s.id for s in wanted if s.points > max_points]
-    rows: list[Any] = []
-    if small:
-        rows += session.execute(
-            text(
-                "SELECT series_id, extract(epoch FROM t - :origin), value FROM sample"
-                " WHERE run_id = :run AND series_id = ANY(:ids) ORDER BY series_id, t"
-            ),
-            {"run": run.id, "ids": small, "origin": origin},
-        ).all()
-    if big:
-        # Equal-width time buckets, averaged: at most max_points per series, computed where the data is.
-        rows += session.execute(
-            text(
-                """
-                WITH b AS (SELECT series_id, min(t) AS t0, max(t) AS t1 FROM sample
-                           WHERE run_id = :run AND series_id = ANY(:ids) GROUP BY series_id)
-                SELECT s.series_id, avg(extract(epoch FROM s.t - :origin)) AS t, avg(s.value)
-                FROM sample s JOIN b USING (series_id)
-                WHERE s.run_id = :run AND s.series_id = ANY(:ids)
-                GROUP BY s.series_id,
-                         floor(extract(epoch FROM s.t - b.t0) * (:maxp - 1)
-                               / greatest(extract(epoch FROM b.t1 - b.t0), 1e-9))
-                ORDER BY 1, 2
-                """
-            ),
-            {"run": run.id, "ids": big, "maxp": max_points, "origin": origin},
-        ).all()
-    by_id: dict[int, dict[str, Any]] = {
-        s.id: {"id": s.id, "key": s.key, "role": s.role, "source": s.source, "unit": s.unit, "t": [], "v": [],
-               "downsampled": s.id in big}
-        for s in wanted
-    }
-    for sid, t, v in rows:
-        d = by_id[sid]
-        d["t"].append(round(float(t), 3))
-        d["v"].append(float(v))
-    return list(by_id.values())
+    origin_us = codec.to_us(run_origin(run))
+    points = read_points(session, [(run.id, s.id) for s in wanted])
+    out = []
+    for s in wanted:
+        times, values = points.get((run.id, s.id), ([], []))
+        t = [(x - origin_us) / 1e6 for x in times]
+        down = len(t) > max_points
+        t, values = downsample(t, values, max_points)
+        out.append({"id": s.id, "key": s.key, "role": s.role, "source": s.source, "unit": s.unit,
+                    "t": [round(x, 3) for x in t], "v": values, "downsampled": down})
+    return out
+
+
+def per_second_lines(
+    session: Session, *, series: Sequence[tuple[uuid.UUID, int, int]], origins: dict[uuid.UUID, datetime],
+    max_points: int, t_start_s: float | None = None, t_end_s: float | None = None,
+) -> list[tuple[uuid.UUID, int, list[float], list[float], bool]]:
+    """Overlay lines: series given as (run_id, stream_id, series_id), summed per whole second from their
+    run's origin within a stream (a command's pids become one line per host), within [t_start_s, t_end_s],
+    downsampled to max_points. Returns (run_id, stream_id, t, v, downsampled) ordered by run and stream."""
+    if not series:
+        return []
+    lo = min(origins.values())
+    hi = max(origins.values())
+    t_from = lo + timedelta(seconds=t_start_s) if t_start_s is not None else None
+    t_to = hi + timedelta(seconds=t_end_s) if t_end_s is not None else None
+    points = read_points(session, [(r, sid) for r, _, sid in series], t_from=t_from, t_to=t_to)
+    sums: dict[tuple[uuid.UUID, int], dict[int, float]] = {}
+    start_us = round(t_start_s * 1e6) if t_start_s is not None else None
+    end_us = round(t_end_s * 1e6) if t_end_s is not None else None
+    for run_id, stream_id, sid in series:
+        times, values = points.get((run_id, sid), ([], []))
+        if not times:
+            continue
+        origin = codec.to_us(origins[run_id])
+        per_sec = sums.setdefault((run_id, stream_id), {})
+        for t, v in zip(times, values, strict=True):
+            rel = t - origin
+            if (start_us is not None and rel < start_us) or (end_us is not None and rel > end_us):
+                continue
+            sec = rel // 1_000_000
+            per_sec[sec] = per_sec.get(sec, 0.0) + v
+    out: list[tuple[uuid.UUID, int, list[float], list[float], bool]] = []
+    for (run_id, stream_id), per_sec in sorted(sums.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+        if not per_sec:
+            continue
+        secs = sorted(per_sec)
+        line_t, line_v = downsample([float(s) for s in secs], [per_sec[s] for s in secs], max_points)
+        out.append((run_id, stream_id, line_t, line_v, len(secs) > max_points))
+    return out

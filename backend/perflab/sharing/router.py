@@ -215,6 +215,7 @@ def _client(request: Request) -> str:
 def share_view(token: str, request: Request, db: SessionDep) -> ShareView:
     link, comparison = service.open_share_link(db, token=token, client=_client(request))
     reply = compare_service.compare(db, sel=service.selection(db, comparison=comparison))
+    reply = reply.model_copy(update={"notes": service.frozen_notes(db, reply.notes, comparison=comparison)})
     names = reply.experiments
     return ShareView(
         comparison=SharedComparison(title=comparison.title, baseline=reply.baseline, experiments=names,
@@ -234,8 +235,9 @@ def share_overlay(
     sel = service.selection(db, comparison=comparison)
     start, end = service.check_share_overlay(db, comparison=comparison, sel=sel, role=role, metric=metric,
                                              t_start_s=t_start_s, t_end_s=t_end_s, run_ids=runs)
-    return compare_overlay.overlay(db, sel=sel, role=role, metric=metric, max_points=max_points, t_start_s=start,
-                                   t_end_s=end, run_ids=runs)
+    reply = compare_overlay.overlay(db, sel=sel, role=role, metric=metric, max_points=max_points, t_start_s=start,
+                                    t_end_s=end, run_ids=runs)
+    return reply.model_copy(update={"notes": service.frozen_notes(db, reply.notes, comparison=comparison)})
 
 
 @public_router.api_route("/api/share/{token}", methods=["POST", "PUT", "PATCH", "DELETE"], include_in_schema=False)

@@ -8,18 +8,19 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from perflab.compare.schemas import CompareReply
+from perflab.schemas_base import RequestModel
 
 UI_STATE_MAX_BYTES = 8192
 
 
-class OverlayRef(BaseModel):
+class OverlayRef(RequestModel):
     model_config = ConfigDict(extra="forbid")
 
     role: str = Field(min_length=1, max_length=64)
     metric: str = Field(min_length=1, max_length=300)
 
 
-class TimeRange(BaseModel):
+class TimeRange(RequestModel):
     model_config = ConfigDict(extra="forbid")
 
     start_s: float = Field(ge=0)
@@ -32,7 +33,7 @@ class TimeRange(BaseModel):
         return self
 
 
-class ViewState(BaseModel):
+class ViewState(RequestModel):
     """What the page showed when saved. Overlays and the time range also bound what a share link may read."""
 
     model_config = ConfigDict(extra="forbid")
@@ -41,6 +42,8 @@ class ViewState(BaseModel):
     time_range: TimeRange | None = None
     metrics: list[str] = Field(default_factory=list, max_length=100)
     sections: list[str] = Field(default_factory=list, max_length=20)
+    # Invalid runs counted in medians and verdicts on purpose (the compare page's toggle).
+    include_invalid: bool = False
     # UI-owned extras (sort order, expanded rows); opaque to the server, bounded.
     ui: dict[str, Any] = Field(default_factory=dict)
 
@@ -52,7 +55,7 @@ class ViewState(BaseModel):
         return v
 
 
-class ComparisonCreate(BaseModel):
+class ComparisonCreate(RequestModel):
     baseline: str = Field(min_length=1, max_length=200)
     experiments: list[str] = Field(min_length=1, max_length=12)
     title: str = Field(default="", max_length=200)
@@ -78,7 +81,7 @@ class SavedComparison(BaseModel):
     compare: CompareReply
 
 
-class ShareLinkCreate(BaseModel):
+class ShareLinkCreate(RequestModel):
     expires_in_days: int = Field(default=90, ge=1, le=365)
     note: str = Field(default="", max_length=200)
 

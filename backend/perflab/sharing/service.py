@@ -18,8 +18,11 @@ from perflab import security
 from perflab.auth.models import User
 from perflab.compare import overlay as compare_overlay
 from perflab.compare import selection as compare_selection
+from perflab.compare.schemas import NoteRef
+from perflab.db import touch_row
 from perflab.errors import Forbidden, Gone, NotFound
 from perflab.experiments.models import Experiment
+from perflab.notes.models import Note
 from perflab.projects.models import Project
 from perflab.ratelimit import share_limiter
 from perflab.sharing.models import Comparison, ShareLink
@@ -73,8 +76,10 @@ def list_comparisons(session: Session, *, project: Project) -> list[Comparison]:
 def selection(session: Session, *, comparison: Comparison) -> compare_selection.Selection:
     project = session.get(Project, comparison.project_id)
     assert project is not None
-    return compare_selection.select_runs(session, project=project, experiment_ids=comparison.experiment_ids,
-                                       run_ids=comparison.run_ids)
+    sel = compare_selection.select_runs(session, project=project, experiment_ids=comparison.experiment_ids,
+                                        run_ids=comparison.run_ids)
+    sel.include_invalid = bool((comparison.view_state or {}).get("include_invalid"))
+    return sel
 
 
 def describe(session: Session, *, comparisons: list[Comparison]) -> dict[str, dict[int, str]]:
@@ -161,9 +166,8 @@ def open_share_link(session: Session, *, token: str, client: str) -> tuple[Share
     comparison = session.get(Comparison, link.comparison_id)
     if comparison is None:
         raise NotFound("no such share link")
-    stamp = now()
-    if link.last_used_at is None or stamp - link.last_used_at > _LAST_USED_EVERY:
-        link.last_used_at = stamp
+    # A popular link is read by many at once: never queue on its row lock.
+    touch_row(session, ShareLink, row_id=link.id, column="last_used_at", resolution=_LAST_USED_EVERY)
     return link, comparison
 
 
@@ -193,3 +197,17 @@ def check_share_overlay(
             raise Forbidden(f"the shared comparison covers {lo:g}-{hi:g} s of each run only")
         return start, end
     return t_start_s, t_end_s
+
+
+def frozen_notes(session: Session, notes: list[NoteRef], *, comparison: Comparison) -> list[NoteRef]:
+    """Notes as the comparison froze them: one written (or rewritten) after it was saved is not shown.
+
+    A comparison is immutable once saved; what its public link shows must not grow with later notes
+    (RELIABILITY 15: a share token reads exactly the frozen comparison). An edited note's earlier
+    text is not kept, so it is left out rather than shown as it reads now.
+    """
+    if not notes:
+        return notes
+    changed = set(session.scalars(select(Note.id).where(
+        Note.id.in_([n.id for n in notes]), Note.updated_at > comparison.created_at)))
+    return [n for n in notes if n.created_at <= comparison.created_at and n.id not in changed]

@@ -5,6 +5,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perflab.schemas_base import RequestModel
+
 Scope = Literal["ingest", "read"]
 
 
@@ -12,7 +14,7 @@ def _all_scopes() -> list[Scope]:
     return ["ingest", "read"]
 
 
-class TokenCreate(BaseModel):
+class TokenCreate(RequestModel):
     name: str = Field(default="agent", min_length=1, max_length=200)
     scopes: list[Scope] = Field(default_factory=_all_scopes, min_length=1)
 

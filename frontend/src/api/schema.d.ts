@@ -1180,6 +1180,11 @@ export interface components {
             part?: number | null;
             /** Parts */
             parts?: number | null;
+            /**
+             * Refused Lines
+             * @default 0
+             */
+            refused_lines?: number;
             /** Role */
             role: string;
             /**
@@ -1225,6 +1230,11 @@ export interface components {
             delta_pct?: number | null;
             /** Flags */
             flags?: string[];
+            /**
+             * Invalid Runs
+             * @default 0
+             */
+            invalid_runs?: number;
             /** Max */
             max: number | null;
             /** Median */
@@ -1241,7 +1251,7 @@ export interface components {
              * Verdict
              * @enum {string}
              */
-            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
         };
         /** ChangeSet */
         ChangeSet: {
@@ -1545,6 +1555,11 @@ export interface components {
             hypothesis: string;
             /** Id */
             id: number;
+            /**
+             * Invalid Runs
+             * @default 0
+             */
+            invalid_runs?: number;
             /** Last Run At */
             last_run_at: string | null;
             /** Name */
@@ -1640,8 +1655,17 @@ export interface components {
         };
         /** FilePreview */
         FilePreview: {
+            /** End Line */
+            end_line?: number | null;
             /** Error */
             error?: string | null;
+            /** Excerpt */
+            excerpt?: string[];
+            /**
+             * Imported
+             * @default true
+             */
+            imported?: boolean;
             /** Kind */
             kind: string | null;
             /** Name */
@@ -1654,6 +1678,8 @@ export interface components {
             };
             /** Role */
             role: string;
+            /** Start Line */
+            start_line?: number | null;
             /** Warnings */
             warnings?: string[];
         };
@@ -1721,6 +1747,8 @@ export interface components {
         Heartbeat: {
             /** Agent Id */
             agent_id: string;
+            /** Clock Error S */
+            clock_error_s?: number | null;
             /** Clock Offset S */
             clock_offset_s?: number | null;
             /** Cpu Pct */
@@ -1956,7 +1984,7 @@ export interface components {
             };
             /** Verdict */
             verdict: {
-                [key: string]: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+                [key: string]: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
             };
         };
         /** Mover */
@@ -1988,7 +2016,7 @@ export interface components {
              * Verdict
              * @enum {string}
              */
-            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
         };
         /** NoteCreate */
         NoteCreate: {
@@ -2306,6 +2334,7 @@ export interface components {
             run_count: number;
             /** Slug */
             slug: string;
+            validity?: components["schemas"]["ValidityThresholds"];
         };
         /** ProjectRead */
         ProjectRead: {
@@ -2322,6 +2351,7 @@ export interface components {
             name: string;
             /** Slug */
             slug: string;
+            validity?: components["schemas"]["ValidityThresholds"];
         };
         /** ProjectUpdate */
         ProjectUpdate: {
@@ -2329,6 +2359,7 @@ export interface components {
             description?: string | null;
             /** Name */
             name?: string | null;
+            validity?: components["schemas"]["ValidityThresholds"] | null;
         };
         /** ResultRow */
         ResultRow: {
@@ -2494,6 +2525,13 @@ export interface components {
             created_at: string;
             /** Id */
             id: string;
+            /**
+             * Included
+             * @default true
+             */
+            included?: boolean;
+            /** Invalid Reasons */
+            invalid_reasons?: string[];
             /** Label */
             label: string;
             /**
@@ -2507,6 +2545,12 @@ export interface components {
             status: string;
             /** Status Reasons */
             status_reasons: string[];
+            /**
+             * Validity
+             * @default ok
+             * @enum {string}
+             */
+            validity?: "ok" | "flagged" | "invalid";
             /** Warnings */
             warnings: components["schemas"]["RunWarning"][];
         };
@@ -2838,7 +2882,7 @@ export interface components {
              * @default no_data
              * @enum {string}
              */
-            calls_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+            calls_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
             /** Errors */
             errors: number | null;
             /** N */
@@ -2852,7 +2896,7 @@ export interface components {
              * @default no_data
              * @enum {string}
              */
-            seconds_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data";
+            seconds_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
             /** Usecs Per Call */
             usecs_per_call: number | null;
         };
@@ -3021,14 +3065,47 @@ export interface components {
         Validity: {
             /** Flagged Runs */
             flagged_runs: number;
+            /**
+             * Include Invalid
+             * @default false
+             */
+            include_invalid?: boolean;
+            /**
+             * Invalid Runs
+             * @default 0
+             */
+            invalid_runs?: number;
             /** Summary */
             summary: string[];
+        };
+        /**
+         * ValidityThresholds
+         * @description At or above these shares of requests, a run is invalid: out of medians and verdicts.
+         */
+        ValidityThresholds: {
+            /**
+             * Error Responses Pct
+             * @description non-2xx/3xx responses, percent of requests
+             * @default 1
+             */
+            error_responses_pct?: number;
+            /**
+             * Socket Errors Pct
+             * @description socket errors (connect, read, write, timeout), percent of requests
+             * @default 1
+             */
+            socket_errors_pct?: number;
         };
         /**
          * ViewState
          * @description What the page showed when saved. Overlays and the time range also bound what a share link may read.
          */
         ViewState: {
+            /**
+             * Include Invalid
+             * @default false
+             */
+            include_invalid?: boolean;
             /** Metrics */
             metrics?: string[];
             /** Overlays */
@@ -4407,6 +4484,8 @@ export interface operations {
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
+                /** @description count invalid runs in medians and verdicts */
+                include_invalid?: boolean;
             };
             header?: never;
             path: {
@@ -4442,6 +4521,8 @@ export interface operations {
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
+                /** @description count invalid runs in medians and verdicts */
+                include_invalid?: boolean;
             };
             header?: never;
             path: {
@@ -4477,6 +4558,8 @@ export interface operations {
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
+                /** @description count invalid runs in medians and verdicts */
+                include_invalid?: boolean;
             };
             header?: never;
             path: {
@@ -4512,6 +4595,8 @@ export interface operations {
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
+                /** @description count invalid runs in medians and verdicts */
+                include_invalid?: boolean;
             };
             header?: never;
             path: {
@@ -4552,6 +4637,8 @@ export interface operations {
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
+                /** @description count invalid runs in medians and verdicts */
+                include_invalid?: boolean;
             };
             header?: never;
             path: {

@@ -36,11 +36,14 @@ import re
 from ._input import DEFAULT_MAX_BYTES, decode_text, detect_format, read_capped
 from .folded import parse_folded
 from .model import (
+    MAX_DEPTH,
+    TRUNCATED,
     FunctionDelta,
     FunctionRow,
     Profile,
     ProfileDiff,
     ProfileError,
+    cap_depth,
     diff_profiles,
     function_table,
     to_folded,
@@ -53,6 +56,8 @@ from .svg import parse_svg
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "FORMATS",
+    "MAX_DEPTH",
+    "TRUNCATED",
     "FunctionDelta",
     "FunctionRow",
     "Profile",
@@ -102,6 +107,7 @@ def load_profile(
         else:
             profile = parse_stack_blocks(text, unit=unit, name=name)
     profile.warnings[:0] = warnings
+    cap_depth(profile)
     return profile
 
 

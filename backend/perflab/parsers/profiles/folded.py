@@ -7,6 +7,9 @@ can be in any unit (samples, nanoseconds, bytes); the file does not say which, s
 defaults to "samples" unless the uploader names it. When every count shares a large common
 factor (2004008 is one cpu-clock period at 499 Hz), a warning suggests they are periods.
 
+The count is what follows the last blank of a line, as in flamegraph.pl: frame names may hold
+blanks ("operator new", Java's "Ljava/lang/Thread;::run ", a frame that is one space).
+
 Accepted as flamegraph.pl accepts them: trailing spaces and CRLF line ends, blank lines, the same
 stack on several lines (counts are added), and difffolded.pl's two-count lines (``stack 12 30``),
 where the second count is the profile, as flamegraph.pl draws it. Refused, naming the line: a
@@ -16,7 +19,7 @@ line without a count, a count without a stack, a count that is not a whole numbe
 from __future__ import annotations
 
 import math
-from functools import reduce
+import re
 
 from .model import Profile, ProfileError
 
@@ -38,11 +41,45 @@ def _count(tok: str) -> int | None:
     return None
 
 
+# The usual file in bulk, in C: every line blank or "stack count" (the count after the last blank).
+# Greedy (.*) backtracks only from the end of its line, so the split is linear in the text; the
+# two-count test starts with a literal blank, which the regex engine finds without trying every
+# position.
+_LINE = re.compile(r"^(.*)[ \t]([0-9]{1,18})[ \t\r]*$", re.MULTILINE)
+_TWO_COUNTS = tuple(
+    re.compile(blank + r"[0-9]{1,18}[ \t]+[0-9]{1,18}[ \t\r]*$", re.MULTILINE) for blank in (" ", "\t")
+)
+
+
+def _bulk(text: str) -> dict[str, int] | None:
+    """The stacks of a file whose every line is plain, or None (then the line loop reads it and
+    names what is wrong, or reads difffolded.pl's two counts). About five times quicker than the
+    loop on 100,000 frames."""
+    if any(p.search(text) for p in _TWO_COUNTS):
+        return None
+    parts = _LINE.split(text)  # [between, stack, count, between, stack, count, ..., between]
+    if "".join(parts[0::3]).strip():  # a line that is neither blank nor "stack count"
+        return None
+    stack_list, counts = parts[1::3], parts[2::3]
+    stacks = dict(zip(stack_list, map(int, counts)))
+    if len(stacks) < len(stack_list):  # the same stack on several lines: add them up
+        stacks = {}
+        get = stacks.get
+        for stack, tok in zip(stack_list, counts):
+            stacks[stack] = get(stack, 0) + int(tok)
+    if "" in stacks or not stacks:
+        return None
+    return stacks
+
+
 def parse_folded(
     text: str, *, unit: str | None = None, name: str = "", two_counts: bool = True
 ) -> Profile:
     """Read folded text. ``two_counts=False`` reads "a;b 12 30" as the frame "b 12" with a count
     of 30 (for text we wrote ourselves, where a frame may end in a number)."""
+    bulk = _bulk(text)
+    if bulk is not None:
+        return _profile(bulk, [], unit, name)
     stacks: dict[str, int] = {}
     get = stacks.get
     warnings: list[str] = []
@@ -51,9 +88,10 @@ def parse_folded(
         line = line.rstrip()
         if not line:
             continue
-        stack, sep, tok = line.rpartition(" ")
-        if not sep:
-            stack, sep, tok = line.rpartition("\t")
+        # The count follows the last blank (flamegraph.pl's /^(.*)\s+?(\d+)$/): everything before
+        # it is the stack, blanks included, so a frame named "operator new" or " " survives.
+        cut = max(line.rfind(" "), line.rfind("\t"))
+        stack, sep, tok = line[: max(cut, 0)], cut >= 0, line[cut + 1 :]
         count = _count(tok) if sep else None
         if count is None:
             if tok.replace(".", "", 1).isdigit() and tok.isascii():
@@ -64,11 +102,11 @@ def parse_folded(
         if count < 0:
             raise ProfileError(f"count {tok[:30]}... is too large", no)
         # difffolded.pl output: "stack count1 count2"; flamegraph.pl draws count2.
-        head, sep2, tok2 = stack.rpartition(" ") if two_counts else ("", "", "")
-        if sep2 and head and _count(tok2) is not None:
-            two_column += 1
-            stack = head
-        stack = stack.rstrip(" \t")
+        if two_counts:
+            cut = max(stack.rfind(" "), stack.rfind("\t"))
+            if cut > 0 and _count(stack[cut + 1 :]) is not None:
+                two_column += 1
+                stack = stack[:cut]
         if not stack:
             raise ProfileError(f"count {tok} has no stack before it", no)
         stacks[stack] = get(stack, 0) + count
@@ -79,8 +117,12 @@ def parse_folded(
             f"{two_column} lines have two counts (difffolded.pl output): the second one is used, "
             "as flamegraph.pl does; upload the two profiles separately to diff them"
         )
+    return _profile(stacks, warnings, unit, name)
+
+
+def _profile(stacks: dict[str, int], warnings: list[str], unit: str | None, name: str) -> Profile:
     if unit is None:
-        common = reduce(math.gcd, stacks.values(), 0)
+        common = math.gcd(*stacks.values())
         if common >= _PERIOD_HINT:
             warnings.append(
                 f"every count is a multiple of {common}: these look like sampling periods "

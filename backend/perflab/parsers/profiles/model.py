@@ -107,6 +107,43 @@ class Profile:
         }
 
 
+MAX_DEPTH = 4096
+"""Frames kept per stack. Deeper stacks keep their MAX_DEPTH outermost frames followed by one
+:data:`TRUNCATED` frame holding their count, with a warning stored with the profile. No profiler's
+default goes near it (perf and bpftrace stop at 127 frames, async-profiler at 2048, Python's
+recursion limit is 1000); without a cap one upload of a pathological stack would make every
+view of the profile (tree, flame graph, function table) as deep as the attacker likes."""
+TRUNCATED = "[truncated]"
+
+
+def cap_depth(profile: Profile, max_depth: int = MAX_DEPTH) -> None:
+    """Cut stacks deeper than ``max_depth`` frames in place (see :data:`MAX_DEPTH`).
+
+    Linear in the size of the stacks: a stack is only split when its ``;`` count says it is too
+    deep, and then only its first ``max_depth`` frames are split off.
+    """
+    # A stack that deep is at least 2 * max_depth - 1 characters long: most profiles stop here.
+    if not profile.stacks or max(map(len, profile.stacks)) < 2 * max_depth - 1:
+        return
+    deep = [stack for stack in profile.stacks if stack.count(";") >= max_depth]
+    if not deep:
+        return
+    stacks = profile.stacks
+    deepest = 0
+    for stack in deep:
+        count = stacks.pop(stack)
+        deepest = max(deepest, stack.count(";") + 1)
+        head = stack.split(";", max_depth)
+        head[max_depth] = TRUNCATED
+        key = ";".join(head)
+        stacks[key] = stacks.get(key, 0) + count
+    profile._frames = None
+    profile.warnings.append(
+        f"{len(deep)} stacks are deeper than {max_depth} frames (the deepest has {deepest}): "
+        f"each keeps its {max_depth} outermost frames, the rest is one {TRUNCATED} frame"
+    )
+
+
 def to_folded(profile: Profile) -> bytes:
     """``stack count\\n`` lines sorted byte-wise: byte for byte what stackcollapse-perf.pl prints.
 
@@ -153,36 +190,63 @@ class _Trie:
         # created in this order are in pre-order, and a stack's own node never exists yet.
         order = sorted(keys, key=methodcaller("replace", ";", "\x00"))
 
-        # Walk the stacks keeping the previous stack's path: (path + ";", node id) from the
-        # root down. A stack's deepest existing ancestor is on that path (subtrees are
-        # contiguous in this order); only the frames after it are split off and appended.
-        # Names as strings, interned to ids in bulk below. The root gets a key no frame can
-        # have (NUL never survives the importers), so a frame named "all" is its own function.
+        # Walk the stacks keeping the previous stack's path from the root down: for each depth,
+        # the node id and where that frame's prefix ends in the previous stack. A stack's deepest
+        # existing ancestor is on that path (subtrees are contiguous in this order); only the
+        # frames after it are split off and appended. The path holds offsets, not prefix
+        # strings: one string per depth would cost memory quadratic in the depth (a 100,000
+        # frame stack took 23 GB). Names as strings, interned to ids in bulk below. The root gets
+        # a key no frame can have (NUL never survives the importers), so a frame named "all" is
+        # its own function.
         t_fname: list[str] = [_ROOT_KEY]
         t_parent = trie.parent
         t_rec = trie.rec
         leaf: list[int] = []  # the node of each stack of ``order``
-        # The previous stack's path: "a;", "a;b;" ... and their node ids (two lists, not a list
-        # of tuples: fewer objects for the garbage collector to track).
-        path_prefix: list[str] = [""]
+        # The previous stack's path: prefix end offsets ("a;b;" -> 4) and node ids; with
+        # ``recursion``, the names on it and how often each occurs (a recursive call is a name
+        # already on the path).
+        path_end: list[int] = [0]
         path_node: list[int] = [0]
+        path_name: list[str] = [_ROOT_KEY]
+        on_path: dict[str, int] = {}
+        prev = ""
         size = 1
         for stack in order:
-            while not stack.startswith(path_prefix[-1]):  # the root's "" always matches
-                path_prefix.pop()
-                path_node.pop()
-            base, parent = path_prefix[-1], path_node[-1]
-            for fname in stack[len(base) :].split(";"):
+            # The deepest prefix of the previous stack that this one starts with: the path is
+            # monotone (a prefix that matches has every shorter one matching), so a binary search
+            # over depths: O(len * log depth) time, one temporary copy at a time. The deepest one
+            # is tried first, the usual case for neighbours in sorted order.
+            depth = len(path_end) - 1
+            if not stack.startswith(prev[: path_end[depth]]):
+                lo, hi = 0, depth - 1  # path_end[0] == 0 always matches
+                while lo < hi:
+                    mid = (lo + hi + 1) >> 1
+                    if stack.startswith(prev[: path_end[mid]]):
+                        lo = mid
+                    else:
+                        hi = mid - 1
+                depth = lo
+                if recursion:
+                    for fname in path_name[depth + 1 :]:
+                        on_path[fname] -= 1
+                    del path_name[depth + 1 :]
+                del path_end[depth + 1 :]
+                del path_node[depth + 1 :]
+            base, parent = path_end[depth], path_node[depth]
+            for fname in stack[base:].split(";"):
                 t_fname.append(fname)
                 t_parent.append(parent)
                 if recursion:
-                    # Is the name a frame above? "in base" (no copy) filters; exact test on a hit.
-                    t_rec.append(fname in base and (";" + fname + ";") in (";" + base))
-                base = base + fname + ";"
+                    seen = on_path.get(fname, 0)
+                    t_rec.append(seen > 0)
+                    on_path[fname] = seen + 1
+                    path_name.append(fname)
+                base += len(fname) + 1
                 parent = size
                 size += 1
-                path_prefix.append(base)
+                path_end.append(base)
                 path_node.append(parent)
+            prev = stack + ";"
             leaf.append(parent)
         # Frame names to small ints: dict.fromkeys keeps first occurrences in order ("all" first).
         trie.names = list(dict.fromkeys(t_fname))
@@ -293,6 +357,7 @@ def function_table(profile: Profile) -> list[FunctionRow]:
     with _no_gc():
         trie = _Trie.build([profile.stacks], recursion=True)
         ((fself, ftotal),) = trie.functions(trie.totals())
+    profile._frames = trie.size - 1  # the import needs both: one tree, not two
     rows = [FunctionRow(trie.names[nid], fself[nid], t) for nid, t in enumerate(ftotal) if t]
     rows.sort(key=lambda r: (-r.total, -r.self, r.name))
     return rows

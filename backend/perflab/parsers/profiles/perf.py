@@ -63,6 +63,7 @@ _EVENT = re.compile(rb":\s*+(?:(\d++)\s++|(?<=\s))(\S+):\s*+$")
 _OFFSET = re.compile(rb"\+0x[\da-f]+$")
 _ARGS = re.compile(rb"\((?!anonymous namespace\)).*")
 _WORD = re.compile(rb"\w+")
+_FLUSH_FRAME = re.compile(rb"[0-9a-f]+ \S")  # an unindented frame line: address, blank, symbol
 _ASCII_BLANKS = b" \t\n\r\x0b\x0c"  # Perl's \s on a byte string, and bytes.strip()'s default
 
 
@@ -107,15 +108,18 @@ _UNRECOGNIZED: tuple[bytes, ...] = (b"",)
 
 
 def looks_like_perf_script(lines: list[bytes]) -> bool:
-    """A header line directly followed by an indented frame line, within the first lines."""
+    """A header line directly followed by a frame line, within the first lines.
+
+    Frame lines are indented by most perf versions; some (and Java agents' output) print them
+    flush left, which the script reads the same way. An unindented one must look like perf's
+    (a hex address, a blank, a symbol, `` (module)``) under a header ending in its event name
+    and a colon, so folded stacks with ``(file:line)`` frames are not taken for it.
+    """
     for i, line in enumerate(lines[:-1]):
         nxt = lines[i + 1]
-        if (
-            line[:1] not in (b"#", b"")
-            and _HEADER.match(line)
-            and nxt[:1] in (b" ", b"\t")
-            and _frame_match(nxt)
-        ):
+        if line[:1] in (b"#", b"") or not _HEADER.match(line) or not _frame_match(nxt):
+            continue
+        if nxt[:1] in (b" ", b"\t") or (_FLUSH_FRAME.match(nxt) and line.rstrip().endswith(b":")):
             return True
     return False
 
@@ -245,7 +249,9 @@ class _Folder:
         """The script's loop, line by line, over one block (the lines between blank lines)."""
         pname: bytes | None = None
         count = 1
-        stack: list[bytes] = []
+        # Frame tuples leaf first, reversed once at the end: prepending each would be quadratic
+        # in the depth.
+        stack: list[tuple[bytes, ...]] = []
         pos = offset
         for line in block.split(b"\n"):
             start = pos
@@ -263,10 +269,11 @@ class _Folder:
                 continue
             if pname is None:  # "next if not $pname": stack lines of a filtered sample
                 continue
-            stack[:0] = funcs
+            stack.append(funcs)
         if pname is not None:
             if terminated:
-                self.remember(pname, b";".join(stack), count)
+                stack.reverse()
+                self.remember(pname, b";".join(chain.from_iterable(stack)), count)
             else:
                 self.warnings.append(
                     f"line {self.line_no(offset)}: the last sample is not followed by a blank "

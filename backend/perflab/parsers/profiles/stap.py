@@ -37,6 +37,7 @@ COUNT_LINE = re.compile(r"\s*\d+\s*$")
 DTRACE_HEADER = re.compile(r"\s*CPU\s+ID\s+FUNCTION:NAME\s*$")
 _OFFSET = re.compile(r"\+[^+]*$")
 _FOLDED_LIKE = re.compile(r"\s\d+\s*$")
+_STAP_FRAME = re.compile(r"\s*0x[0-9a-f]+ : \S")  # " 0x4121aa : ngx_create_pool+0x1a/0x90 [...]"
 _MAX_COUNT_DIGITS = 18
 
 
@@ -72,8 +73,9 @@ def _dtrace_frame(line: str) -> list[str]:
 
 def looks_like_stack_blocks(lines: list[str]) -> bool:
     """Count-only lines right after a frame line that is not itself folded ("a;b 3"), and at
-    least as many of them as folded-looking lines."""
-    blocks = folded = 0
+    least as many of them as folded-looking lines. A first stack longer than the lines looked
+    at has no count line among them: then every line must be a SystemTap frame line."""
+    blocks = folded = stap = frames = 0
     previous = ""  # "count", "folded" or "frame"
     for line in lines:
         if not line.strip():
@@ -85,8 +87,12 @@ def looks_like_stack_blocks(lines: list[str]) -> bool:
             folded += 1
             previous = "folded"
         else:
+            frames += 1
+            stap += _STAP_FRAME.match(line) is not None
             previous = "frame"
-    return blocks > 0 and blocks >= folded
+    if blocks == 0:
+        return folded == 0 and frames >= 100 and stap == frames
+    return blocks >= folded
 
 
 def parse_stack_blocks(text: str, *, unit: str | None = None, name: str = "") -> Profile:

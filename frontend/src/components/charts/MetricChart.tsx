@@ -6,7 +6,7 @@
 import "./charts.css";
 import { type KeyboardEvent, type MouseEvent, memo, useEffect, useMemo, useRef, useState } from "react";
 import { CartesianGrid, Line, LineChart, ReferenceArea, XAxis, YAxis } from "recharts";
-import { formatCompact } from "@/lib/format";
+import { formatBytes, formatCompact } from "@/lib/format";
 import { formatClock, timeTicks } from "@/lib/time-axis";
 import { rangeFrom, type TimeRange } from "@/lib/time-range";
 import { type CursorStore, useCursorStore, useCursorTime } from "./cursor";
@@ -15,6 +15,7 @@ import {
   medianStep,
   nearestIndex,
   pixelToTime,
+  singleSpan,
   timeToPixel,
   valueAt,
   withGaps,
@@ -77,11 +78,19 @@ function useWidth() {
   return [ref, width] as const;
 }
 
-function withUnit(v: number | null, unit: string | undefined): string {
+// Byte amounts (netqtop's BPS and avg_size) read in binary prefixes, as the tool prints them:
+// its "350.16M" is 350.16 MiB/s, which SI prefixes would show as 367M.
+const isBytes = (unit: string | undefined) => unit === "B/s" || unit === "B";
+
+export function withUnit(v: number | null, unit: string | undefined): string {
   if (v === null) return "—";
   if (!unit) return formatCompact(v);
+  if (isBytes(unit)) return unit === "B/s" ? `${formatBytes(v)}/s` : formatBytes(v);
   return unit === "%" ? `${formatCompact(v)}%` : `${formatCompact(v)} ${unit}`;
 }
+
+const tickFor = (unit: string | undefined) => (v: number) =>
+  isBytes(unit) ? formatBytes(v) : formatCompact(v);
 
 export function MetricChart({
   series,
@@ -204,6 +213,8 @@ export function MetricChart({
             hasRight={hasRight}
             yDomain={yDomain}
             annotations={annotations}
+            unit={unit}
+            rightUnit={rightUnit}
           />
         ) : null}
         <CursorLine store={store} left={plotLeft} width={plotWidth} height={plotHeight} domain={domain} />
@@ -248,6 +259,8 @@ interface PlotProps {
   hasRight: boolean;
   yDomain: [YBound, YBound] | undefined;
   annotations: TimeAnnotation[];
+  unit: string | undefined;
+  rightUnit: string | undefined;
 }
 
 // The recharts part: re-renders only when data, size or visibility change, never on cursor moves.
@@ -259,8 +272,18 @@ const Plot = memo(function Plot({
   hasRight,
   yDomain,
   annotations,
+  unit,
+  rightUnit,
 }: PlotProps) {
-  const lines = useMemo(() => series.map((s) => ({ s, data: withGaps(s.t, s.v) as XY[] })), [series]);
+  const lines = useMemo(() => {
+    const step = medianStep(
+      series.reduce<readonly number[]>((a, s) => (s.t.length > a.length ? s.t : a), []),
+    );
+    return series.map((s) => ({
+      s,
+      data: (singleSpan(s.t, s.v, step, domain) ?? withGaps(s.t, s.v)) as XY[],
+    }));
+  }, [series, domain]);
   const nonNegative = (axis: "left" | "right") =>
     series.filter((s) => (s.axis ?? "left") === axis).every((s) => s.v.every((v) => v >= 0));
   const yFor = (axis: "left" | "right"): [YBound, YBound] =>
@@ -285,7 +308,7 @@ const Plot = memo(function Plot({
         yAxisId="left"
         width={Y_AXIS_WIDTH}
         domain={yFor("left")}
-        tickFormatter={(v: number) => formatCompact(v)}
+        tickFormatter={tickFor(unit)}
         stroke="var(--text-faint)"
         fontSize={11}
         tickSize={3}
@@ -297,7 +320,7 @@ const Plot = memo(function Plot({
           orientation="right"
           width={Y_AXIS_WIDTH}
           domain={yFor("right")}
-          tickFormatter={(v: number) => formatCompact(v)}
+          tickFormatter={tickFor(rightUnit)}
           stroke="var(--text-faint)"
           fontSize={11}
           tickSize={3}

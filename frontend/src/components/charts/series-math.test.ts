@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { medianStep, nearestIndex, pixelToTime, timeToPixel, valueAt, withGaps } from "./series-math";
+import {
+  medianStep,
+  nearestIndex,
+  pixelToTime,
+  singleSpan,
+  timeToPixel,
+  valueAt,
+  withGaps,
+} from "./series-math";
 
 describe("withGaps", () => {
   it("keeps regular samples as they are", () => {
@@ -47,5 +55,24 @@ describe("pixel <-> time", () => {
     expect(pixelToTime(400, 50, 200, [0, 100])).toBe(100);
     expect(timeToPixel(50, 50, 200, [0, 100])).toBe(150);
     expect(timeToPixel(101, 50, 200, [0, 100])).toBeNull();
+  });
+});
+
+describe("singleSpan", () => {
+  it("draws one netqtop interval as a segment over that interval, not a lone point", () => {
+    // one 10 s interval printed at t=10 on a 0-10 s axis: flat from 0 to 10
+    expect(singleSpan([10], [367166259], null, [0, 10])).toEqual([
+      { t: 0, v: 367166259 },
+      { t: 10, v: 367166259 },
+    ]);
+    // beside 1 s vmstat samples it spans one step
+    expect(singleSpan([5], [3], 1, [0, 10])).toEqual([
+      { t: 4, v: 3 },
+      { t: 5, v: 3 },
+    ]);
+  });
+
+  it("leaves series of several samples to the line", () => {
+    expect(singleSpan([1, 2], [3, 4], 1, [0, 10])).toBeNull();
   });
 });

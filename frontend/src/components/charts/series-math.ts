@@ -39,6 +39,31 @@ export function withGaps(t: readonly number[], v: readonly number[], gapFactor =
   return out;
 }
 
+/** A series of one sample as a flat segment over the interval it summarises (vmstat, pidstat and
+ * netqtop print averages over the interval that ends at the sample), `step` wide (the other series'
+ * sampling step) or reaching back to the start of the axis; a lone point would draw nothing. */
+export function singleSpan(
+  t: readonly number[],
+  v: readonly number[],
+  step: number | null,
+  domain: readonly [number, number],
+): XY[] | null {
+  if (t.length !== 1) return null;
+  const t0 = t[0] as number;
+  const v0 = typeof v[0] === "number" && Number.isFinite(v[0]) ? v[0] : null;
+  const width = step ?? (t0 > domain[0] ? t0 - domain[0] : domain[1] - t0);
+  if (!(width > 0)) return null;
+  return t0 - width >= domain[0]
+    ? [
+        { t: t0 - width, v: v0 },
+        { t: t0, v: v0 },
+      ]
+    : [
+        { t: t0, v: v0 },
+        { t: t0 + width, v: v0 },
+      ];
+}
+
 /** Index of the time stamp nearest to x in sorted t (binary search), or -1 when t is empty. */
 export function nearestIndex(t: readonly number[], x: number): number {
   if (!t.length) return -1;

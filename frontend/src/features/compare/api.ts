@@ -29,7 +29,7 @@ export type Direction = ResultRow["direction"];
  * saved or shared one reads exactly the runs frozen when it was saved.
  */
 export type CompareSource =
-  | { kind: "live"; slug: string; experiments: string[]; baseline: string }
+  | { kind: "live"; slug: string; experiments: string[]; baseline: string; includeInvalid?: boolean }
   | { kind: "saved"; shortId: string; slug: string }
   | { kind: "share"; token: string };
 
@@ -38,8 +38,8 @@ export const OVERLAY_MAX_POINTS = 600;
 
 export const compareKeys = {
   all: ["compare"] as const,
-  live: (slug: string, experiments: string[], baseline: string) =>
-    [...compareKeys.all, "live", slug, experiments, baseline] as const,
+  live: (slug: string, experiments: string[], baseline: string, includeInvalid = false) =>
+    [...compareKeys.all, "live", slug, experiments, baseline, includeInvalid] as const,
   saved: (shortId: string) => [...compareKeys.all, "saved", shortId] as const,
   share: (token: string) => [...compareKeys.all, "share", token] as const,
   overlay: (source: CompareSource, role: string, metric: string) =>
@@ -57,13 +57,25 @@ function sourceKey(source: CompareSource): string {
   return `share:${source.token}`;
 }
 
-export function liveCompareQueryOptions(slug: string, experiments: string[], baseline: string) {
+export function liveCompareQueryOptions(
+  slug: string,
+  experiments: string[],
+  baseline: string,
+  includeInvalid = false,
+) {
   return queryOptions({
-    queryKey: compareKeys.live(slug, experiments, baseline),
+    queryKey: compareKeys.live(slug, experiments, baseline, includeInvalid),
     queryFn: ({ signal }) =>
       unwrap(
         api.GET("/api/projects/{slug}/compare", {
-          params: { path: { slug }, query: { experiments, baseline: baseline || undefined } },
+          params: {
+            path: { slug },
+            query: {
+              experiments,
+              baseline: baseline || undefined,
+              include_invalid: includeInvalid || undefined,
+            },
+          },
           signal,
         }),
       ),
@@ -138,6 +150,7 @@ export function exportHref(source: CompareSource, format: "csv" | "json"): strin
   const q = new URLSearchParams();
   if (source.baseline) q.set("baseline", source.baseline);
   for (const e of source.experiments) q.append("experiments", e);
+  if (source.includeInvalid) q.set("include_invalid", "true");
   return `/api/projects/${encodeURIComponent(source.slug)}/compare/export.${format}?${q.toString()}`;
 }
 

@@ -80,6 +80,7 @@ const VERDICT_WORDS: Record<Verdict, string> = {
   increased: "higher",
   decreased: "lower",
   no_data: "no data",
+  invalid: "no valid run",
 };
 
 export function verdictLabel(verdict: Verdict): string {

@@ -89,10 +89,10 @@ describe("comparisonMarkdown", () => {
   it("builds the table engineers paste into a pull request", () => {
     const md = comparisonMarkdown(reply, "https://perflab.example/c/abc123");
     const lines = md.split("\n");
-    expect(lines[0]).toBe("| metric | direct (baseline) (3 runs) | default (1 run) |");
+    expect(lines[0]).toBe("| metric | direct (baseline, 3 runs) | default (1 run) |");
     expect(lines[1]).toBe("|---|---:|---:|");
     expect(lines[2]).toBe("| Requests/sec | 12,789.39 ⚠ | 6,713.80 (-47.5%, 1 run: no noise estimate) |");
-    expect(lines[3]).toBe("| p99 latency | 13.72ms | 37.20ms (+171%, worse) |");
+    expect(lines[3]).toBe("| p99 latency | 13.72ms | 37.20ms (+171%, ❌ worse) |");
     expect(md).toContain("change against **direct**; verdicts from a 95% percentile bootstrap");
     expect(md).toContain("- direct / run 1: CPU steal 11.2% on proxy (vmstat st)");
     expect(md).toContain("- default: `proxy_buffers` 8 4k -> 4 128k");

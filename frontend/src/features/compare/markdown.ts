@@ -20,16 +20,28 @@ type MarkdownInput = Pick<
   "baseline" | "experiments" | "columns" | "results" | "method" | "validity" | "changes"
 >;
 
+// Verdicts read at a glance in a pull request.
+const MD_VERDICTS: Partial<Record<string, string>> = {
+  better: "✅ better",
+  worse: "❌ worse",
+  within_noise: "≈ noise",
+  invalid: "no valid run",
+};
+
+/** `direct (baseline, 3 runs)`; invalid runs left out are said, not hidden. */
+export function columnHeader(reply: Pick<CompareReply, "baseline" | "columns">, name: string): string {
+  const column = reply.columns.find((c) => c.name === name);
+  const counted = column?.runs.filter((r) => r.included !== false).length ?? 0;
+  const left = (column?.runs.length ?? 0) - counted;
+  const parts = name === reply.baseline ? ["baseline"] : [];
+  parts.push(`${counted} run${counted === 1 ? "" : "s"}`);
+  if (left) parts.push(`${left} invalid left out`);
+  return `${name} (${parts.join(", ")})`;
+}
+
 export function comparisonMarkdown(reply: MarkdownInput, link?: string | null): string {
-  const runs = new Map(reply.columns.map((c) => [c.name, c.runs.length]));
   const names = reply.experiments;
-  const head = [
-    "metric",
-    ...names.map((n) => {
-      const k = runs.get(n) ?? 0;
-      return `${mdEscape(n)}${n === reply.baseline ? " (baseline)" : ""} (${k} run${k === 1 ? "" : "s"})`;
-    }),
-  ];
+  const head = ["metric", ...names.map((n) => mdEscape(columnHeader(reply, n)))];
   const lines = [`| ${head.join(" | ")} |`, `|---${"|---:".repeat(names.length)}|`];
   for (const row of reply.results) {
     const cells = [mdEscape(row.label)];
@@ -39,9 +51,16 @@ export function comparisonMarkdown(reply: MarkdownInput, link?: string | null): 
         cells.push("-");
         continue;
       }
+      if (c.verdict === "invalid") {
+        cells.push(MD_VERDICTS.invalid ?? "no valid run");
+        continue;
+      }
       let text = c.median === null || c.median === undefined ? "-" : formatValue(c.median, row.unit);
       if (n !== reply.baseline && c.median !== null && c.median !== undefined) {
-        const parts = [isNum(c.delta_pct) ? formatDeltaPct(c.delta_pct) : null, verdictLabel(c.verdict)];
+        const parts = [
+          isNum(c.delta_pct) ? formatDeltaPct(c.delta_pct) : null,
+          MD_VERDICTS[c.verdict] ?? verdictLabel(c.verdict),
+        ];
         text += ` (${parts.filter(Boolean).join(", ")})`;
       }
       if (c.flags?.length) text += " ⚠";

@@ -19,8 +19,10 @@ describe("compare view state in the URL", () => {
       baseline: "direct",
       overlays: [{ role: "proxy", metric: "vmstat.sy" }],
       hidden: ["syscalls"],
+      includeInvalid: false,
     });
     expect(parseCompareState(new URLSearchParams("e=1&e=2")).overlays).toBeNull();
+    expect(parseCompareState(new URLSearchParams("e=1&e=2&inv=1")).includeInvalid).toBe(true);
   });
 
   it("writes short canonical URLs", () => {
@@ -32,6 +34,10 @@ describe("compare view state in the URL", () => {
     expect(p.get("base")).toBe("direct");
     expect(p.get("m")).toBe("proxy:pidstat.cpu_pct[nginx]");
     expect(updateCompareParams(p, { overlays: null, baseline: "" }).toString()).toBe("e=1&e=2");
+    // Including invalid runs is part of the link; leaving them out (the default) is not written.
+    const inv = updateCompareParams(new URLSearchParams("e=1&e=2"), { includeInvalid: true });
+    expect(inv.get("inv")).toBe("1");
+    expect(updateCompareParams(inv, { includeInvalid: false }).toString()).toBe("e=1&e=2");
   });
 
   it("picks the default charts the comparison has", () => {

@@ -1,6 +1,8 @@
 // The compare page's view state, kept in the URL so that a pasted address shows the same thing:
-//   e=direct&e=default   experiments (names, or ids as the history links them), in order
-//   base=direct          the baseline (default: the first experiment)
+//   e=12&e=13            experiments by id, in order (stable across renames; names are shown; old
+//                        links with names still resolve and are rewritten to ids)
+//   base=12              the baseline (default: the first experiment)
+//   inv=1                invalid runs counted in medians and verdicts (default: left out)
 //   m=proxy:vmstat.sy    overlay charts shown, as role:metric (absent: the default charts)
 //   hide=syscalls        collapsed sections
 // A saved comparison stores the same state in its view_state and restores it.
@@ -29,6 +31,8 @@ export interface CompareViewState {
   /** null: the default charts for what the comparison has. */
   overlays: OverlayChoice[] | null;
   hidden: SectionId[];
+  /** Invalid runs (error responses, no requests) counted anyway. */
+  includeInvalid: boolean;
 }
 
 function isSection(s: string): s is SectionId {
@@ -52,6 +56,7 @@ export function parseCompareState(params: URLSearchParams): CompareViewState {
     baseline: params.get("base")?.trim() ?? "",
     overlays: m.length ? m.map(parseOverlay).filter((o): o is OverlayChoice => o !== null) : null,
     hidden: readList(params, "hide").filter(isSection),
+    includeInvalid: params.get("inv") === "1",
   };
 }
 
@@ -69,6 +74,7 @@ export function updateCompareParams(
   if (change.baseline !== undefined) patch.base = change.baseline || null;
   if (change.overlays !== undefined) patch.m = change.overlays ? change.overlays.map(overlayParam) : null;
   if (change.hidden) patch.hide = change.hidden.length || !explicit ? change.hidden : ["none"];
+  if (change.includeInvalid !== undefined) patch.inv = change.includeInvalid ? "1" : null;
   return patchParams(current, patch);
 }
 
@@ -98,6 +104,7 @@ export function toViewState(state: CompareViewState, overlays: OverlayChoice[]):
     sections: SECTIONS.filter((s) => !state.hidden.includes(s)),
     time_range: null,
     ui: { hidden: state.hidden, explicitOverlays: state.overlays !== null },
+    include_invalid: state.includeInvalid,
   };
 }
 

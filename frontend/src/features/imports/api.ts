@@ -4,7 +4,9 @@ import { keepPreviousData, queryOptions, useMutation, useQueryClient } from "@ta
 import { api, type Schemas, unwrap } from "@/api/client";
 import { fileBody, type ImportEntry } from "./import-files";
 
-export type FilePreview = Schemas["FilePreview"];
+export type FilePart = Schemas["FilePreview"];
+/** One file's preview; ``parts`` when the file holds several tools' outputs (the first is spread here). */
+export type FilePreview = FilePart & { parts?: FilePart[] };
 export type ImportResult = Schemas["ImportResult"];
 
 export const importKeys = {
@@ -30,7 +32,8 @@ export function previewQueryOptions(slug: string, entry: ImportEntry) {
       );
       const first = reply.files[0];
       if (!first) throw new Error("The server returned no preview for this file.");
-      return first;
+      // A file holding several tools' outputs (wrk, then a strace -c table) comes back as parts.
+      return reply.files.length > 1 ? { ...first, parts: reply.files } : first;
     },
     staleTime: Number.POSITIVE_INFINITY,
     gcTime: 60_000,

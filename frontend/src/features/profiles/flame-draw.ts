@@ -77,6 +77,8 @@ export interface DrawParams {
   scrollTop: number;
   palette: Palette;
   hover: number;
+  /** The frame the keyboard is on (-1: none): drawn with a thick ring, visible without a pointer. */
+  focus?: number;
   /** Nodes drawn with a dark outline (search matches in a diff, where fill colour carries the change). */
   outline?: Uint8Array | null;
   /** The zoomed node's ancestors are drawn faded: they are context, not part of the zoomed view. */
@@ -127,6 +129,8 @@ export function drawFlame(p: DrawParams): void {
   const lastRow = Math.min(rows - 1, Math.floor((scrollTop + height) / ROW_HEIGHT));
   const zoomDepth = tree.depth[layout.zoom] as number;
   let hoverRect: [number, number, number] | null = null;
+  let focusRect: [number, number, number] | null = null;
+  const focus = p.focus ?? -1;
 
   for (let row = firstRow; row <= lastRow; row++) {
     const depth = orientation === "icicle" ? row : rows - 1 - row;
@@ -154,6 +158,7 @@ export function drawFlame(p: DrawParams): void {
         ctx.strokeRect(x0 + 0.75, y + 0.75, Math.max(0, rw - 1.5), ROW_HEIGHT - 2.5);
       }
       if (node === hover) hoverRect = [x0, y, rw];
+      if (node === focus) focusRect = [x0, y, rw];
       if (rw >= MIN_TEXT_PX) {
         const label = fitText(tree.names[tree.nameId[node] as number] ?? "", rw - 2 * TEXT_PAD, measure);
         if (label) {
@@ -169,5 +174,14 @@ export function drawFlame(p: DrawParams): void {
     ctx.strokeStyle = "#111827";
     ctx.lineWidth = 1.5;
     ctx.strokeRect(x0 + 0.75, y + 0.75, Math.max(0, rw - 1.5), ROW_HEIGHT - 2.5);
+  }
+  if (focusRect) {
+    // Two rings (dark inside light) stay visible on every palette colour.
+    const [x0, y, rw] = focusRect;
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = "#ffffff";
+    ctx.strokeRect(x0 + 1, y + 1, Math.max(0, rw - 2), ROW_HEIGHT - 3);
+    ctx.strokeStyle = "#1d4ed8";
+    ctx.strokeRect(x0 + 3, y + 3, Math.max(0, rw - 6), ROW_HEIGHT - 7);
   }
 }

@@ -1,5 +1,6 @@
-// /p/:slug/compare?e=direct&e=default&base=direct: the live comparison of experiments picked in the
-// history. Everything on screen is in the URL; Save & share freezes it into a snapshot.
+// /p/:slug/compare?e=12&e=13&base=12: the live comparison of experiments picked in the history, by
+// id so a rename breaks no link (names are shown; an old ?e=direct link resolves, then reads by id).
+// Everything on screen is in the URL; Save & share freezes it into a snapshot.
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
@@ -17,7 +18,7 @@ export function ComparePage() {
   const { slug = "" } = useParams();
   const [params, setParams] = useSearchParams();
   const state = useMemo(() => parseCompareState(params), [params]);
-  const q = useQuery(liveCompareQueryOptions(slug, state.experiments, state.baseline));
+  const q = useQuery(liveCompareQueryOptions(slug, state.experiments, state.baseline, state.includeInvalid));
   useTitle(q.data ? `Compare ${defaultTitle(q.data)}` : "Compare", slug);
   const reply = q.data;
   const save = useSaveComparison(slug);
@@ -30,14 +31,23 @@ export function ComparePage() {
     [setParams],
   );
 
-  // The history links by id (?e=12); once the names are known, the address reads ?e=direct&e=default.
+  // Links name experiments by id; one written with names (older links, hand-typed ones, a name from
+  // before a rename) is rewritten to ids once the server has resolved them.
+  const current = reply && !q.isPlaceholderData;
   useEffect(() => {
-    if (!reply) return;
-    const byId = new Map(reply.columns.map((c) => [String(c.id), c.name]));
-    if (state.experiments.some((e) => /^\d+$/.test(e) && byId.has(e) && byId.get(e) !== e)) {
-      change({ experiments: state.experiments.map((e) => byId.get(e) ?? e) }, true);
+    if (!reply || !current) return;
+    const refs = [...new Set([state.baseline, ...state.experiments].filter(Boolean))];
+    if (refs.length !== reply.columns.length || refs.every((r) => /^\d+$/.test(r))) return;
+    // The reply's columns are the references in order (baseline first), however each was resolved.
+    const idOf = new Map(refs.map((ref, i) => [ref, String(reply.columns[i]?.id ?? ref)]));
+    const experiments = state.experiments.map((e) => idOf.get(e) ?? e);
+    const baseline = state.baseline ? (idOf.get(state.baseline) ?? state.baseline) : "";
+    if (experiments.some((e, i) => e !== state.experiments[i]) || baseline !== state.baseline) {
+      change({ experiments, baseline }, true);
     }
-  }, [reply, state.experiments, change]);
+  }, [reply, current, state.experiments, state.baseline, change]);
+  const idByName = useMemo(() => new Map((reply?.columns ?? []).map((c) => [c.name, String(c.id)])), [reply]);
+  const setBaseline = (name: string) => change({ baseline: idByName.get(name) ?? name });
 
   // A new selection or baseline is a new comparison: an earlier snapshot no longer matches it.
   // biome-ignore lint/correctness/useExhaustiveDependencies: reset on selection change only
@@ -48,6 +58,7 @@ export function ComparePage() {
     slug,
     experiments: state.experiments,
     baseline: state.baseline,
+    includeInvalid: state.includeInvalid,
   };
   // Back to the history with the same experiments ticked (the history selects by id).
   const ids = reply?.columns.map((c) => c.id) ?? state.experiments.filter((e) => /^\d+$/.test(e));
@@ -114,16 +125,26 @@ export function ComparePage() {
               <select
                 id="cmp-baseline"
                 className="select"
-                value={reply.baseline}
+                value={String(reply.columns.find((c) => c.is_baseline)?.id ?? "")}
                 onChange={(e) => change({ baseline: e.target.value })}
               >
-                {reply.experiments.map((n) => (
-                  <option key={n} value={n}>
-                    {n}
+                {reply.columns.map((c) => (
+                  <option key={c.id} value={String(c.id)}>
+                    {c.name}
                   </option>
                 ))}
               </select>
             </div>
+            <label className="cmp-toggle" title="Runs with error responses, no requests or a cut load stream">
+              <input
+                type="checkbox"
+                checked={state.includeInvalid}
+                onChange={(e) => change({ includeInvalid: e.target.checked })}
+                data-testid="include-invalid"
+              />{" "}
+              Include invalid runs
+              {reply.validity.invalid_runs ? ` (${reply.validity.invalid_runs})` : ""}
+            </label>
             <CompareActions reply={reply} source={source} link={() => window.location.href} />
             <button type="button" className="btn btn-primary" onClick={() => setSharing(true)}>
               Save &amp; share
@@ -145,7 +166,7 @@ export function ComparePage() {
           source={source}
           view={state}
           onView={(c) => change(c)}
-          onBaseline={(name) => change({ baseline: name })}
+          onBaseline={setBaseline}
           member={{
             slug,
             evidence: saved

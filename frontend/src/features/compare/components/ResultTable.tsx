@@ -28,7 +28,7 @@ export function ExperimentHeaders({ reply, onBaseline }: Props) {
   return (
     <>
       {reply.columns.map((c) => {
-        const flagged = c.runs.filter((r) => r.warnings.length > 0).length;
+        const flagged = c.runs.filter((r) => r.validity === "flagged").length;
         const profile = firstProfile(c);
         return (
           <th key={c.id} scope="col" className="num cmp-exp">
@@ -49,6 +49,19 @@ export function ExperimentHeaders({ reply, onBaseline }: Props) {
               ) : null}{" "}
               {c.runs.length} run{c.runs.length === 1 ? "" : "s"}
               {flagged ? <span className="cmp-flag"> · ⚠ {flagged} flagged</span> : null}
+              {c.runs
+                .filter((r) => r.validity === "invalid")
+                .map((r) => (
+                  <span
+                    key={r.id}
+                    className="cmp-invalid-run"
+                    data-testid="invalid-run"
+                    title={(r.invalid_reasons ?? []).join("\n")}
+                  >
+                    {r.included ? r.label : <s>{r.label}</s>} invalid
+                    {r.included ? " (counted)" : ""}: {(r.invalid_reasons ?? [])[0]}
+                  </span>
+                ))}
               {slug && profile && baseProfile && !c.is_baseline ? (
                 <>
                   {" · "}

@@ -3,13 +3,16 @@
 import type { CompareReply } from "../api";
 
 export function ValiditySummary({ reply }: { reply: CompareReply }) {
-  const { summary, flagged_runs } = reply.validity;
+  const { summary, flagged_runs, invalid_runs, include_invalid } = reply.validity;
   if (!summary.length) return null;
   const total = reply.columns.reduce((n, c) => n + c.runs.length, 0);
   return (
     <div className="alert alert-warn" role="status" data-testid="validity">
       <span className="alert-title">
         ⚠ {flagged_runs} of {total} runs flagged: their values are included and marked ⚠ on each cell
+        {invalid_runs
+          ? `; ${invalid_runs} invalid ${include_invalid ? "but counted on purpose" : "and left out of every median and verdict"}`
+          : ""}
       </span>
       <details>
         <summary style={{ cursor: "pointer" }}>

@@ -24,6 +24,16 @@ interface Props {
 }
 
 export function ValueCell({ cell, unit, direction, isBaseline, confidence, compact }: Props) {
+  if (cell && cell.n === 0 && cell.verdict === "invalid") {
+    return (
+      <td className={`num${isBaseline ? " cmp-base" : ""}`} data-testid="cmp-cell">
+        <VerdictChip
+          verdict="invalid"
+          title={`every run is invalid (${cell.invalid_runs} left out); include invalid runs to see them`}
+        />
+      </td>
+    );
+  }
   if (!cell || cell.n === 0 || cell.median === null || cell.median === undefined) {
     return (
       <td className={`num${isBaseline ? " cmp-base" : ""}`}>
@@ -60,6 +70,11 @@ export function ValueCell({ cell, unit, direction, isBaseline, confidence, compa
       <div className="cmp-cell-sub">
         {!compact && spread ? <span title="min–max over the runs">{spread}</span> : null}
         <span title={cell.n > 1 ? "median of this many runs" : "a single run"}>n={cell.n}</span>
+        {cell.invalid_runs ? (
+          <span className="cmp-flag" title="invalid runs left out of this value">
+            {cell.invalid_runs} invalid left out
+          </span>
+        ) : null}
         {!isBaseline ? <VerdictChip verdict={cell.verdict} title={interval} /> : null}
         {isBaseline && cell.noise_floor_pct !== null && cell.noise_floor_pct !== undefined && cell.n > 1 ? (
           <span title="A/A: the change that the baseline's own runs cannot tell from noise">

@@ -10,6 +10,7 @@ const CLASS: Record<Verdict, string> = {
   increased: "chip chip-neutral",
   decreased: "chip chip-neutral",
   no_data: "chip chip-neutral",
+  invalid: "chip chip-worse",
 };
 
 export function VerdictChip({ verdict, title }: { verdict: Verdict; title?: string }) {

@@ -96,7 +96,19 @@ export function HistoryTable({ slug, items, state, loading, onSort, onToggle, on
                       </button>
                     ))}
                   </td>
-                  <td className="num">{formatInt(e.run_count)}</td>
+                  <td className="num">
+                    {formatInt(e.run_count)}
+                    {e.invalid_runs ? (
+                      <span
+                        className="cmp-flag"
+                        data-testid="history-invalid"
+                        title="invalid runs (error responses, no requests, a cut load stream): left out of the medians"
+                      >
+                        {" "}
+                        ({e.invalid_runs} invalid)
+                      </span>
+                    ) : null}
+                  </td>
                   <td className="num" title={e.headline.requests_per_sec?.toFixed(2)}>
                     {formatCompact(e.headline.requests_per_sec)}
                   </td>

@@ -118,6 +118,28 @@ export function FileCard({ entry, preview, saveError, roles, onChange, onRemove 
           <p className="import-error" role="alert">
             {preview.error.message}
           </p>
+        ) : p?.parts ? (
+          <ul
+            className="import-parts"
+            aria-label={`Outputs found in ${entry.name}`}
+            data-testid="import-parts"
+          >
+            {p.parts.map((part) => (
+              <li key={part.start_line ?? 0} data-testid="import-part">
+                <span className={`badge ${part.kind && part.ok ? "badge-good" : "badge-bad"}`}>
+                  {part.kind ?? "not recognised"}
+                </span>{" "}
+                lines {part.start_line}–{part.end_line}
+                {part.imported === false ? " · not imported" : ""}
+                {part.kind && part.ok
+                  ? previewFacts(part.kind, part.preview ?? {})
+                      .map((f) => ` · ${f.label} ${f.value}`)
+                      .join("")
+                  : ""}
+                {part.error ? ` · ${part.error}` : ""}
+              </li>
+            ))}
+          </ul>
         ) : p && !p.ok ? (
           <p className="import-error" role="alert">
             {p.error ?? "This file could not be parsed."}
@@ -136,11 +158,13 @@ export function FileCard({ entry, preview, saveError, roles, onChange, onRemove 
             ) : null}
           </dl>
         )}
-        {p?.warnings?.length ? (
+        {(p?.parts ?? (p ? [p] : [])).some((x) => x.warnings?.length) ? (
           <ul className="import-warnings" aria-label="Warnings">
-            {p.warnings.map((w) => (
-              <li key={w}>{w}</li>
-            ))}
+            {(p?.parts ?? (p ? [p] : []))
+              .flatMap((x) => x.warnings ?? [])
+              .map((w) => (
+                <li key={w}>{w}</li>
+              ))}
           </ul>
         ) : null}
         {saveError ? (

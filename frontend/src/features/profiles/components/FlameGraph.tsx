@@ -1,10 +1,28 @@
 // The canvas flame graph. The canvas is the size of the visible area (never the size of the whole graph),
 // scaled for devicePixelRatio; it repaints only when something it shows changed: at once for a new layout
 // or colours, in the next animation frame for hover and scroll (coalescing bursts of events). Tooltips are React text: frame names are
-// never HTML.
-import { type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import { type FrameTree, hitTest, type Layout, layoutTree, type Orientation } from "@/lib/flamegraph";
+// never HTML. From the keyboard: the canvas is focusable, arrows move between frames, Enter zooms, Escape
+// resets; the focused frame is drawn with a ring and announced through a live region.
+import {
+  type ReactNode,
+  useCallback,
+  useEffect,
+  useId,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
+import {
+  children,
+  type FrameTree,
+  hitTest,
+  type Layout,
+  layoutTree,
+  type Orientation,
+} from "@/lib/flamegraph";
 import { drawFlame, type Palette, ROW_HEIGHT } from "../flame-draw";
+import { describeFrame } from "./FrameTooltip";
 
 export interface FlameGraphProps {
   tree: FrameTree;
@@ -24,6 +42,8 @@ export interface FlameGraphProps {
   onPaint?: (ms: number, layout: Layout) => void;
   /** Reports the node under the pointer (null when none). */
   onHover?: (node: number | null) => void;
+  /** What the live region says about the frame the keyboard is on. */
+  describe?: (node: number) => string;
 }
 
 /** Tall enough to show most of a deep graph without scrolling, on any screen. */
@@ -37,13 +57,40 @@ interface Hover {
   y: number;
 }
 
+/** Children of a node that are drawn (culled ones cannot be reached by the keyboard either). */
+function shownChildren(layout: Layout, node: number): number[] {
+  return [...children(layout.tree, node)].filter((c) => (layout.slotOf[c] as number) >= 0);
+}
+
+/**
+ * Where an arrow key moves from `node`: towards the leaves (up in a flame graph, down in an icicle graph)
+ * to the first drawn child, towards the root to the parent, left and right to the drawn siblings.
+ * Returns -1 when there is nowhere to go.
+ */
+export function moveFocus(layout: Layout, orientation: Orientation, node: number, key: string): number {
+  const { tree } = layout;
+  const leafward = orientation === "flame" ? "ArrowUp" : "ArrowDown";
+  const rootward = orientation === "flame" ? "ArrowDown" : "ArrowUp";
+  if (key === leafward) return shownChildren(layout, node)[0] ?? -1;
+  if (key === rootward) return node > 0 ? (tree.parent[node] as number) : -1;
+  if ((key === "ArrowLeft" || key === "ArrowRight") && node > 0) {
+    const siblings = shownChildren(layout, tree.parent[node] as number);
+    const i = siblings.indexOf(node) + (key === "ArrowLeft" ? -1 : 1);
+    return siblings[i] ?? -1;
+  }
+  return -1;
+}
+
 export function FlameGraph(props: FlameGraphProps) {
   const { tree, zoom, orientation, palette, outline, onZoom, tooltip, maxHeight = 560, label } = props;
+  const liveId = useId();
   const wrapRef = useRef<HTMLDivElement>(null);
   const scrollRef = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const [width, setWidth] = useState(0);
   const [hover, setHover] = useState<Hover | null>(null);
+  // The frame the keyboard is on; -1 until the canvas gets focus (then the zoomed frame).
+  const [focusNode, setFocusNode] = useState(-1);
 
   useLayoutEffect(() => {
     const el = wrapRef.current;
@@ -73,6 +120,7 @@ export function FlameGraph(props: FlameGraphProps) {
     palette,
     outline,
     hover: -1,
+    focus: -1,
     scrollTop: 0,
     viewHeight,
     width,
@@ -84,6 +132,12 @@ export function FlameGraph(props: FlameGraphProps) {
   state.current.outline = outline ?? null;
   state.current.viewHeight = viewHeight;
   state.current.width = width;
+  // A frame culled or gone after a zoom or a new tree: the keyboard starts again from the zoomed frame.
+  const focus =
+    focusNode >= 0 && layout && focusNode < tree.size && (layout.slotOf[focusNode] as number) >= 0
+      ? focusNode
+      : -1;
+  state.current.focus = focus;
   const onPaintRef = useRef(props.onPaint);
   onPaintRef.current = props.onPaint;
 
@@ -114,6 +168,7 @@ export function FlameGraph(props: FlameGraphProps) {
       scrollTop: s.scrollTop,
       palette: s.palette,
       hover: s.hover,
+      focus: s.focus,
       outline: s.outline,
       fadeAncestors: s.layout.zoom !== 0,
     });
@@ -139,7 +194,7 @@ export function FlameGraph(props: FlameGraphProps) {
   useLayoutEffect(() => {
     cancelAnimationFrame(frame.current);
     paint();
-  }, [layout, orientation, palette, outline, viewHeight, width, paint]);
+  }, [layout, orientation, palette, outline, viewHeight, width, focus, paint]);
 
   const nodeAt = useCallback((clientX: number, clientY: number): { node: number; x: number; y: number } => {
     const canvas = canvasRef.current;
@@ -178,6 +233,41 @@ export function FlameGraph(props: FlameGraphProps) {
     if (node >= 0) onZoom?.(node);
   };
 
+  /** Scrolls the graph so that the node's row is visible (deep graphs scroll vertically). */
+  const reveal = (node: number) => {
+    const el = scrollRef.current;
+    const s = state.current;
+    if (!el) return;
+    const depth = tree.depth[node] as number;
+    const top = (orientation === "icicle" ? depth : s.rows - 1 - depth) * ROW_HEIGHT;
+    if (top < el.scrollTop) el.scrollTop = top;
+    else if (top + ROW_HEIGHT > el.scrollTop + s.viewHeight) el.scrollTop = top + ROW_HEIGHT - s.viewHeight;
+  };
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    if (e.altKey || e.ctrlKey || e.metaKey || !layout) return;
+    const current = focus >= 0 ? focus : layout.zoom;
+    if (e.key === "Escape") {
+      // Not prevented: the page's own Escape handler resets the zoom.
+      setFocusNode(0);
+      return;
+    }
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      onZoom?.(current);
+      return;
+    }
+    if (!e.key.startsWith("Arrow")) return;
+    e.preventDefault();
+    const next = moveFocus(layout, orientation, current, e.key);
+    if (next >= 0) {
+      setFocusNode(next);
+      reveal(next);
+    } else if (focus < 0) {
+      setFocusNode(current);
+    }
+  };
+  const describe = props.describe ?? ((node: number) => describeFrame(tree, node));
+
   return (
     <div className="flame" ref={wrapRef}>
       <div
@@ -190,19 +280,34 @@ export function FlameGraph(props: FlameGraphProps) {
         }}
       >
         <div style={{ height: contentHeight, position: "relative" }}>
+          {/* biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: one widget that handles its own arrow keys; "application" tells screen readers to pass them through */}
           <canvas
             ref={canvasRef}
             className="flame-canvas"
-            role="img"
+            role="application"
+            aria-roledescription="flame graph"
             aria-label={label}
+            aria-describedby={`${liveId}-keys`}
+            tabIndex={0}
             style={{ width: width || "100%", height: viewHeight, cursor: hover ? "pointer" : "default" }}
             onMouseMove={onMove}
             onMouseLeave={onLeave}
             onClick={onClick}
+            onKeyDown={onKeyDown}
+            onFocus={() => {
+              if (focus < 0 && layout) setFocusNode(layout.zoom);
+            }}
           />
         </div>
       </div>
       {hover ? <Tooltip x={hover.x} y={hover.y} width={width} body={tooltip(hover.node)} /> : null}
+      <span id={`${liveId}-keys`} className="sr-only">
+        Arrow keys move between frames: up and down to the caller or the callee, left and right to the
+        neighbouring frames. Enter zooms into the frame, Escape resets the zoom.
+      </span>
+      <p className="flame-focus tabular" aria-live="polite" data-testid="flame-focus">
+        {focus >= 0 ? describe(focus) : ""}
+      </p>
     </div>
   );
 }

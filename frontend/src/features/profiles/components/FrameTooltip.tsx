@@ -71,3 +71,12 @@ export function deltaClass(v: number): string | undefined {
   if (Math.abs(v) < 1e-9) return undefined;
   return v > 0 ? "flame-grew" : "flame-shrank";
 }
+
+/** One line of plain text about a frame, for the live region the keyboard focus is announced in. */
+export function describeFrame(tree: FrameTree, node: number): string {
+  const total = tree.total[node] as number;
+  const all = tree.total[0] as number;
+  const name = node === 0 ? "all" : nameOf(tree, node);
+  const depth = tree.depth[node] as number;
+  return `${name}: ${formatValue(total, tree.unit)}, ${formatPct(all > 0 ? total / all : 0, 2)} of all, self ${formatValue(tree.self[node] as number, tree.unit)}, depth ${depth}`;
+}

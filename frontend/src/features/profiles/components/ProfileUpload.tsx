@@ -114,6 +114,7 @@ export function ProfileUpload({ slug, runId }: Props) {
               <option value="">as the file says (samples for folded)</option>
               <option value="samples">samples</option>
               <option value="nanoseconds">nanoseconds (perf periods)</option>
+              <option value="events">events (perf periods of cycles, faults…)</option>
             </select>
           </label>
         </div>

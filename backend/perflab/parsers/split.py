@@ -1,0 +1,202 @@
+"""One paste or file holding several tools' outputs, split into one part per output.
+
+    from perflab.parsers.split import split
+
+    split(text)   # -> [{"kind", "start_line", "end_line", "text", "preview", "warnings"}, ...]
+
+Engineers paste what their terminal shows: wrk's summary, then the ``strace -c`` table they ran
+beside it, maybe a ``$ command`` line in between. Detecting the whole text as one kind keeps one
+tool and silently loses the others, so the text is cut where a tool's output visibly begins (wrk's
+``Running ... test @``, the ``strace -c`` header, vmstat's ``procs`` header, sysstat's ``Linux ...``
+banner, ``Performance counter stats for``, ``ss -s``'s ``Total:``, ``netstat -s``'s ``Ip:``, a
+netqtop header), and blank-line separated blocks inside a piece are told apart with the same
+detectors ``detect`` uses. Every line ends up in exactly one part, in order:
+
+- ``kind``: the parser kind of the part, or None when no detector recognised it (such parts are
+  reported with a warning, never dropped);
+- ``start_line``, ``end_line``: 1-based, inclusive, in the original text;
+- ``text``: the part's lines; ``preview``: its first non-blank lines (at most 3);
+- ``warnings``: what the split itself has to say (the parsers add their own when parsing).
+
+Text with a single tool's output comes back as one part spanning every line, so it parses exactly
+as before. Time is linear in the text: one pass over the lines, and each detector sees a bounded
+head of each piece.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from itertools import pairwise
+
+from . import detect, module
+from ._common import JSON, split_lines
+
+__all__ = ["split"]
+
+_WRK_START = re.compile(r"^\s*Running \S+ test @ ")
+_SYSSTAT_BANNER = re.compile(r"^Linux \S+ \([^)]*\)\s")
+_SS_TOTAL = re.compile(r"^Total: \d+")
+_NETSTAT_IP = re.compile(r"^Ip:\s*$")
+
+# Above this many blank-line separated blocks, a piece is one tool's long capture (pidstat prints a
+# block per second): it is not examined block by block.
+_MAX_BLOCKS = 64
+# Kinds whose outputs are one result each: two in a row are two parts. The others are tables
+# (repeated headers, intervals) whose pieces belong together.
+_ONE_RESULT = frozenset({"wrk", "perf-stat", "ss-s"})
+
+
+def _sniffs(kind: str) -> Callable[[list[str]], float]:
+    sniff: Callable[[list[str]], float] = module(kind).sniff
+    return sniff
+
+
+def _start_kind(line: str) -> str | None:
+    """The kind whose output visibly begins on this line, or None (cheap tests first)."""
+    if "Running" in line and _WRK_START.match(line):
+        return "wrk"
+    if "syscall" in line and "calls" in line and _sniffs("strace-c")([line]) >= 1.0:
+        return "strace-c"
+    if line.startswith("procs") and _sniffs("vmstat")([line]) >= 1.0:
+        return "vmstat"
+    if line.startswith("Linux ") and _SYSSTAT_BANNER.match(line):
+        return "pidstat"
+    if "Performance counter stats for" in line:
+        return "perf-stat"
+    if line.startswith("Total:") and _SS_TOTAL.match(line):
+        return "ss-s"
+    if line.startswith("Ip:") and _NETSTAT_IP.match(line):
+        return "netstat-s"
+    if "QueueID" in line and _sniffs("netqtop")([line]) >= 1.0:
+        return "netqtop"
+    return None
+
+
+def _blocks(lines: list[str], lo: int, hi: int) -> list[tuple[int, int]]:
+    """[start, end) ranges of the non-blank runs within lines[lo:hi]."""
+    out: list[tuple[int, int]] = []
+    start: int | None = None
+    for i in range(lo, hi):
+        if lines[i].strip():
+            if start is None:
+                start = i
+        elif start is not None:
+            out.append((start, i))
+            start = None
+    if start is not None:
+        out.append((start, hi))
+    return out
+
+
+def _kind(lines: list[str], lo: int, hi: int) -> str | None:
+    # detect() reads a bounded head; handing it a bounded slice keeps this linear.
+    return detect("\n".join(lines[lo : min(hi, lo + 400)]))
+
+
+def _pieces(lines: list[str], lo: int, hi: int, marked: bool) -> list[tuple[str | None, int, int]]:
+    """(kind, start, end) within one segment: blocks of different tools told apart. ``marked``:
+    the segment begins with a tool's start line, so blocks before its first recognised one
+    (sysstat's banner) belong to that output."""
+    blocks = _blocks(lines, lo, hi)
+    if not blocks:
+        return []
+    if len(blocks) == 1 or len(blocks) > _MAX_BLOCKS:
+        return [(_kind(lines, blocks[0][0], hi), blocks[0][0], blocks[-1][1])]
+    kinds = [_kind(lines, a, b) for a, b in blocks]
+    if marked and kinds[0] is None:
+        first = next((k for k in kinds if k is not None), None)
+        lead = 0
+        while lead < len(kinds) and kinds[lead] is None:
+            kinds[lead] = first
+            lead += 1
+    groups: list[tuple[str | None, list[int]]] = []
+    for i, k in enumerate(kinds):
+        last = groups[-1][0] if groups else "-"
+        if groups and (k == last or (k is None and last is not None)):
+            groups[-1][1].append(i)
+        else:
+            groups.append((k, [i]))
+    out: list[tuple[str | None, int, int]] = []
+    for k, members in groups:
+        # Unrecognised blocks after a tool's output are reported, unless that tool's parser reads
+        # them (perf stat's counters follow its banner in a block no detector knows alone).
+        known = [i for i in members if kinds[i] is not None]
+        cut = known[-1] + 1 if known else members[0]
+        if known and cut <= members[-1] and _reads(k, lines, blocks[members[0]][0],
+                                                   blocks[cut - 1][1], blocks[members[-1]][1]):
+            cut = members[-1] + 1
+        if known:
+            out.append((k, blocks[members[0]][0], blocks[cut - 1][1]))
+        if cut <= members[-1]:
+            out.append((None, blocks[cut][0], blocks[members[-1]][1]))
+    return out
+
+
+def _reads(kind: str | None, lines: list[str], lo: int, mid: int, hi: int) -> bool:
+    """Whether the parser of ``kind`` takes lines[mid:hi] as more of the output in lines[lo:mid]:
+    it still parses, warns no more, and the result changes."""
+    if kind is None or kind == "wrk":
+        # wrk keeps lines after its summary as a Lua script's output, but a script prints right
+        # after it: text past a blank line is someone else's.
+        return False
+    parse = module(kind).parse
+    try:
+        with_ = parse("\n".join(lines[lo:hi]) + "\n")
+    except ValueError:
+        return False
+    try:
+        without = parse("\n".join(lines[lo:mid]) + "\n")
+    except ValueError:
+        return True  # a banner alone is no output; with these lines it is
+    more_warnings = len(with_.get("warnings") or []) > len(without.get("warnings") or [])
+    return not more_warnings and with_ != without
+
+
+def _mergeable(prev: tuple[str | None, int, int], cur: tuple[str | None, int, int],
+               lines: list[str]) -> bool:
+    kind = prev[0]
+    if kind is None or kind != cur[0] or kind in _ONE_RESULT:
+        return False
+    if kind == "strace-c":
+        # "strace: Process N attached" lines and their table are one output; two tables are two.
+        has_table = any(_start_kind(lines[i]) == "strace-c" for i in range(prev[1], prev[2]))
+        return not has_table
+    return True
+
+
+def split(text: str) -> list[JSON]:
+    """The parts of ``text``, in order; see the module docstring."""
+    lines = split_lines(text)
+    cuts = [0]
+    for i in range(1, len(lines)):
+        line = lines[i]
+        if line[:1].isspace() and "Running" not in line and "Performance" not in line:
+            continue
+        if _start_kind(line) is not None:
+            cuts.append(i)
+    cuts.append(len(lines))
+    pieces: list[tuple[str | None, int, int]] = []
+    for lo, hi in pairwise(cuts):
+        for piece in _pieces(lines, lo, hi, marked=lo < hi and _start_kind(lines[lo]) is not None):
+            if pieces and _mergeable(pieces[-1], piece, lines):
+                pieces[-1] = (pieces[-1][0], pieces[-1][1], piece[2])
+            else:
+                pieces.append(piece)
+    parts: list[JSON] = []
+    for kind, a, b in pieces:
+        body = lines[a:b]
+        preview = [ln for ln in body if ln.strip()][:3]
+        warnings: list[str] = []
+        if kind is None:
+            where = f"line {a + 1} is" if b - a == 1 else f"lines {a + 1}-{b} are"
+            warnings.append(
+                f"{where} not the output of a tool perflab knows"
+                f" (starting {preview[0].strip()[:60]!r}); not imported"
+            )
+        parts.append({"kind": kind, "start_line": a + 1, "end_line": b, "text": "\n".join(body) + "\n",
+                      "preview": preview, "warnings": warnings})
+    if len(parts) == 1 and parts[0]["kind"] is not None:
+        # One tool: the part is the whole text, blank edges included, so it parses as before.
+        parts[0]["start_line"], parts[0]["end_line"], parts[0]["text"] = 1, len(lines), text
+    return parts

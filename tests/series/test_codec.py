@@ -1,0 +1,107 @@
+"""The series chunk encoding gives back every value bit for bit, and is small on real tool output."""
+
+from __future__ import annotations
+
+import math
+import struct
+from typing import Any
+
+import pytest
+from perflab import parsers
+from perflab.ingest.pipeline import PointBuffer, _units, records_to_points, series_key
+from perflab.series import codec
+
+from tests.conftest import FIXTURES
+
+VMSTAT = FIXTURES / "captures" / "nginx-proxy-buffers" / "default" / "run1" / "vmstat.txt"
+
+
+def _bits(values: list[float]) -> list[bytes]:
+    return [struct.pack("<d", v) for v in values]
+
+
+@pytest.mark.parametrize("values", [
+    [0.0, 1.0, 2.0, 1e15, -3.0],                       # vmstat counters
+    [12.34, 0.01, 99.99, 100.0, 0.0],                  # pidstat percentages, 2 decimals
+    [0.1 + 0.2, math.pi, 1e-300, 5e-324, 1.7976931348623157e308],  # not short decimals: raw doubles
+    [-0.0, 0.0],                                       # the sign of zero survives
+    [2.0**62, -(2.0**62)],                             # beyond the scaled-integer range
+    [7.0],
+])
+def test_values_round_trip_exactly(values: list[float]) -> None:
+    assert _bits(codec.decode_values(codec.encode_values(values))) == _bits(values)
+
+
+def test_times_regular_cost_nothing_and_jitter_round_trips() -> None:
+    regular = [1_795_000_000_000_000 + i * 1_000_000 for i in range(300)]
+    t0, step, blob = codec.encode_times(regular)
+    assert (t0, step, blob) == (regular[0], 1_000_000, None)
+    assert codec.decode_times(t0, step, len(regular), blob) == regular
+    jitter = [t + (i * 7919) % 3000 for i, t in enumerate(regular)]
+    t0, step, blob = codec.encode_times(jitter)
+    assert blob is not None and len(blob) < 2 * len(jitter)
+    assert codec.decode_times(t0, step, len(jitter), blob) == jitter
+
+
+def test_merge_orders_by_time_and_keeps_the_last_value_of_an_instant() -> None:
+    times, values = codec.merge([([3, 4], [30.0, 40.0]), ([1, 3], [10.0, 31.0])])
+    assert (times, values) == ([1, 3, 4], [10.0, 31.0, 40.0])
+
+
+def test_a_real_vmstat_capture_costs_about_a_byte_a_sample() -> None:
+    parser = parsers.line_parser("vmstat")
+    buf = PointBuffer("vmstat", _units("vmstat"))
+    for i, line in enumerate(VMSTAT.read_text().splitlines()):
+        buf.add(parser.feed(line), 1_795_000_000_000_000 + i * 1_000_000)
+    buf.flush()
+    total = n = 0
+    for times, values in buf.points.values():
+        blob = codec.encode_values(values)
+        assert _bits(codec.decode_values(blob)) == _bits(values)
+        total += len(blob)
+        n += len(values)
+    assert n > 100
+    # A double is 8 bytes; vmstat's slowly moving integers pack into about one.
+    assert total / n < 2.5, total / n
+
+
+def test_a_corrupt_blob_is_an_error_not_wrong_numbers() -> None:
+    with pytest.raises(codec.CodecError):
+        codec.decode_values(b"\x09\x00b")
+
+
+@pytest.mark.parametrize("kind", ["vmstat", "pidstat"])
+def test_the_unrolled_point_buffer_yields_what_records_to_points_says(kind: str) -> None:
+    # The fast path that imports take must store the very series and values the generic one names.
+    parser = parsers.line_parser(kind)
+    buf = PointBuffer(kind, _units(kind))
+    expected: dict[str, list[float]] = {}
+    for i, line in enumerate((VMSTAT.parent / f"{kind}.txt").read_text().splitlines()):
+        records = parser.feed(line)
+        buf.add(records, i)
+        for record in records:
+            for metric, labels, _unit, value in records_to_points(kind, record, _units(kind)):
+                expected.setdefault(series_key(metric, labels), []).append(value)
+    buf.flush()
+    assert expected and {k: v for k, (_, v) in buf.points.items()} == expected
+
+
+@pytest.mark.parametrize("path", [
+    VMSTAT, VMSTAT.parent / "pidstat.txt", *sorted((FIXTURES / "netqtop").glob("*.txt"))[:2],
+    *sorted((FIXTURES / "vmstat").glob("*.txt"))[:4],
+])
+def test_the_import_line_parse_previews_what_perflab_parse_prints(path: Any) -> None:
+    # Imports parse a streaming kind once, keeping each line's records; the preview must not change.
+    from perflab.ingest.pipeline import LineParse
+
+    kind = "netqtop" if "netqtop" in str(path) else "pidstat" if "pidstat" in path.name else "vmstat"
+    text = path.read_text()
+    try:
+        expected = parsers.parse(kind, text)
+    except parsers.ParseError:
+        with pytest.raises(parsers.ParseError):
+            LineParse(kind, text)
+        return
+    kept = LineParse(kind, text)
+    assert kept.doc == expected
+    assert len(kept.records) == len(kept.lines)
