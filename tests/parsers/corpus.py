@@ -34,6 +34,7 @@ KIND_OF_DIR: dict[str, str] = {
     "nginx-access": "nginx-access",
     "top": "top",
     "nstat": "nstat",
+    "tsar": "tsar",
 }
 
 

@@ -77,21 +77,6 @@ def _preview_values(kind: str, data: dict[str, Any]) -> dict[str, Any]:
 Analysed = tuple[str, dict[str, Any] | None, dict[str, Any], pipeline.LineParse | None]
 
 
-# A config file (nginx.conf, ...) is no tool output: it is kept as a snapshot, diffed in comparisons and read
-# by the findings rules (proxy_buffers, worker_processes).
-CONFIG_KIND = "config"
-
-
-def _config(file: ImportFile, text: str) -> Analysed:
-    from perflab.compare import configs
-
-    nginx = configs.looks_like_nginx(text)
-    count = len(configs.nginx_directives(text) if nginx else configs.key_values(text))
-    data: dict[str, Any] = {"format": "nginx" if nginx else "key-value", "directives": count, "warnings": []}
-    return text, data, {"name": file.name, "kind": CONFIG_KIND, "ok": True, "role": file.role or "target",
-                        "warnings": [], "preview": {"format": data["format"], "directives": count}}, None
-
-
 def _parse_part(file: ImportFile, kind: str, text: str, offset: int) -> Analysed:
     """(text, parsed JSON or None, preview, the line parse of a streaming kind) of one tool's output;
     parse errors go in the preview."""
@@ -117,6 +102,29 @@ def _parse_part(file: ImportFile, kind: str, text: str, offset: int) -> Analysed
                         "warnings": list(data.get("warnings", [])), "preview": _preview_values(kind, data)}, kept
 
 
+# A config file (nginx.conf, ...) is no tool output: it is kept as a snapshot, diffed in comparisons and read
+# by the findings rules (proxy_buffers, worker_processes).
+CONFIG_KIND = "config"
+
+
+def _looks_like_config(text: str) -> bool:
+    from perflab.compare import configs
+
+    return configs.looks_like_nginx(text)
+
+
+def _config(file: ImportFile, text: str) -> Analysed:
+    from perflab.compare import configs
+
+    nginx = configs.looks_like_nginx(text)
+    count = len(configs.nginx_directives(text) if nginx else configs.key_values(text))
+    data: dict[str, Any] = {"format": "nginx" if nginx else "key-value", "directives": count, "warnings": []}
+    total = len(text.splitlines())
+    return text, data, {"name": file.name, "kind": CONFIG_KIND, "ok": True, "role": file.role or "target",
+                        "warnings": [], "preview": {"format": data["format"], "directives": count},
+                        "start_line": 1 if total else None, "end_line": total or None}, None
+
+
 def analyse(file: ImportFile) -> tuple[str, list[Analysed]]:
     """The file's text and one (text, parsed JSON or None, preview) per tool output the file holds: a paste of wrk's
     summary followed by a strace -c table is two parts, and lines no parser knows are a part too
@@ -126,13 +134,8 @@ def analyse(file: ImportFile) -> tuple[str, list[Analysed]]:
     if kind != "auto" and kind != CONFIG_KIND and kind not in parsers.KINDS:
         raise BadInput(f"{file.name}: unknown kind {kind!r}; use one of {', '.join(parsers.KINDS)},"
                        f" {CONFIG_KIND} or auto")
-    if kind == CONFIG_KIND:
+    if kind == CONFIG_KIND or (kind == "auto" and parsers.detect(text) is None and _looks_like_config(text)):
         return text, [_config(file, text)]
-    if kind == "auto" and parsers.detect(text) is None:
-        from perflab.compare import configs
-
-        if configs.looks_like_nginx(text):
-            return text, [_config(file, text)]
     parts = split(text) if kind == "auto" else []
     if len(parts) <= 1:
         one = _parse_part(file, kind, text, 0)

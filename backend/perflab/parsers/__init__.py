@@ -65,6 +65,7 @@ KINDS: tuple[str, ...] = (
     "nginx-access",
     "top",
     "nstat",
+    "tsar",
 )
 STREAMING_KINDS: tuple[str, ...] = ("vmstat", "pidstat", "netqtop")
 
@@ -100,6 +101,7 @@ _PRIORITY = (
     "netqtop",
     "perf-stat",
     "top",
+    "tsar",
     "ss-ltn",
     "ss-tan",
     "ss-s",

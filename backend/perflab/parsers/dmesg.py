@@ -98,8 +98,13 @@ def _strip(line: str) -> tuple[str | None, str, str]:
     return when, fmt, s
 
 
+# printk's line limit: a longer "message" is no kernel message, and the patterns stay linear on it
+MAX_MESSAGE = 1024
+
+
 def classify(message: str) -> tuple[str, str | None] | None:
     """(kind, detail) of a kernel message, or None when it is not one findings care about."""
+    message = message[:MAX_MESSAGE]
     for kind, pattern in _RULES:
         m = pattern.search(message)
         if m:
@@ -122,9 +127,9 @@ def parse(text: str) -> JSON:
             warnings.append(f"line {n}: lines left out here ('...'); counts are lower bounds")
             continue
         nlines += 1
-        when, fmt, msg = _strip(line)
+        when, fmt, msg = _strip(line[: MAX_MESSAGE + 200])
         formats[fmt] = formats.get(fmt, 0) + 1
-        sup = _SUPPRESSED.search(msg)
+        sup = _SUPPRESSED.search(msg[:MAX_MESSAGE])
         if sup:
             suppressed += int(sup.group(1))
             continue
@@ -183,7 +188,7 @@ def parse(text: str) -> JSON:
 def sniff(lines: list[str]) -> float:
     good = total = 0
     for line in lines[:100]:
-        s = line.strip()
+        s = line.strip()[: MAX_MESSAGE + 200]
         if not s:
             continue
         total += 1

@@ -90,6 +90,16 @@ export const KINDS: KindInfo[] = [
     example: "top -b -H -d 1",
   },
   {
+    kind: "nstat",
+    what: "kernel SNMP counters: listen overflows, retransmits (nstat -z: deltas)",
+    example: "nstat -z",
+  },
+  {
+    kind: "tsar",
+    what: "Alibaba tsar tables: cpu, mem, tcp, traffic, io, load per interval",
+    example: "tsar -l -i 1",
+  },
+  {
     kind: "config",
     what: "a config file snapshot (nginx.conf…), diffed and read by findings",
     example: "nginx.conf",
