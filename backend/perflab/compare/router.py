@@ -7,23 +7,24 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse, Response
 
-from perflab.compare import export, service
+from perflab.compare import export, overlay, service
+from perflab.compare import selection as selecting
 from perflab.compare.schemas import CompareReply, OverlayReply
 from perflab.deps import ReadableProject, SessionDep
 
 router = APIRouter(tags=["compare"])
 
-Experiments = Annotated[list[str], Query(max_length=service.MAX_EXPERIMENTS,
+Experiments = Annotated[list[str], Query(max_length=selecting.MAX_EXPERIMENTS,
                                          description="experiment names or ids, repeated")]
 
 
 def selection(
     project: ReadableProject, db: SessionDep, experiments: Experiments, baseline: str | None = None
-) -> service.Selection:
-    return service.select_experiments(db, project=project, baseline=baseline, experiments=experiments)
+) -> selecting.Selection:
+    return selecting.select_experiments(db, project=project, baseline=baseline, experiments=experiments)
 
 
-SelectionDep = Annotated[service.Selection, Depends(selection)]
+SelectionDep = Annotated[selecting.Selection, Depends(selection)]
 
 
 def attachment(name: str) -> dict[str, str]:
@@ -40,7 +41,7 @@ def compare_overlay(
     sel: SelectionDep, db: SessionDep, role: str, metric: str, max_points: int = 2000,
     t_start_s: float | None = None, t_end_s: float | None = None,
 ) -> OverlayReply:
-    return service.overlay(db, sel=sel, role=role, metric=metric, max_points=max_points, t_start_s=t_start_s,
+    return overlay.overlay(db, sel=sel, role=role, metric=metric, max_points=max_points, t_start_s=t_start_s,
                            t_end_s=t_end_s)
 
 

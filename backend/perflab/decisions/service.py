@@ -9,7 +9,8 @@ from sqlalchemy.orm import Session
 
 from perflab.artifacts.models import Artifact
 from perflab.auth.models import User
-from perflab.compare import service as compare_service
+from perflab.compare import changes as compare_changes
+from perflab.compare import selection as compare_selection
 from perflab.decisions.models import Decision
 from perflab.errors import BadInput, Forbidden, NotFound
 from perflab.experiments.models import Experiment
@@ -140,13 +141,13 @@ def prefill(
     """Decision drafts from the knob changes between the baseline's config snapshots and the experiment's."""
     comparison_id: int | None = None
     if baseline:
-        found = compare_service.find_experiments(session, project=project, refs=[baseline])
+        found = compare_selection.find_experiments(session, project=project, refs=[baseline])
         base: Experiment | None = found[0]
     else:
         base, comparison_id = _default_baseline(session, project=project, experiment=experiment)
     if base is None or base.id == experiment.id:
         return []
-    knobs = compare_service.knob_changes_between(session, project=project, baseline=base, experiment=experiment)
+    knobs = compare_changes.knob_changes_between(session, project=project, baseline=base, experiment=experiment)
     return [
         {"experiment_id": experiment.id, "baseline": base.name, "component": k.component, "knob": k.knob,
          "context": k.context, "before": k.before, "after": k.after, "file": k.file, "comparison_id": comparison_id}

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.routing import APIRoute
 
 from perflab.compare import export
+from perflab.compare import overlay as compare_overlay
 from perflab.compare import service as compare_service
 from perflab.compare.router import attachment
 from perflab.compare.schemas import CompareReply, OverlayReply
@@ -116,7 +117,7 @@ def comparison_overlay(
     t_start_s: float | None = None, t_end_s: float | None = None,
     runs: Annotated[list[uuid.UUID] | None, Query(max_length=200)] = None,
 ) -> OverlayReply:
-    return compare_service.overlay(db, sel=service.selection(db, comparison=comparison), role=role, metric=metric,
+    return compare_overlay.overlay(db, sel=service.selection(db, comparison=comparison), role=role, metric=metric,
                                    max_points=max_points, t_start_s=t_start_s, t_end_s=t_end_s, run_ids=runs)
 
 
@@ -233,7 +234,7 @@ def share_overlay(
     sel = service.selection(db, comparison=comparison)
     start, end = service.check_share_overlay(db, comparison=comparison, sel=sel, role=role, metric=metric,
                                              t_start_s=t_start_s, t_end_s=t_end_s, run_ids=runs)
-    return compare_service.overlay(db, sel=sel, role=role, metric=metric, max_points=max_points, t_start_s=start,
+    return compare_overlay.overlay(db, sel=sel, role=role, metric=metric, max_points=max_points, t_start_s=start,
                                    t_end_s=end, run_ids=runs)
 
 

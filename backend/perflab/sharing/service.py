@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session
 
 from perflab import security
 from perflab.auth.models import User
-from perflab.compare import service as compare_service
+from perflab.compare import overlay as compare_overlay
+from perflab.compare import selection as compare_selection
 from perflab.errors import Forbidden, Gone, NotFound
 from perflab.experiments.models import Experiment
 from perflab.projects.models import Project
@@ -44,7 +45,7 @@ def save_comparison(
     session: Session, *, project: Project, user: User, baseline: str, experiments: list[str], title: str = "",
     view_state: dict[str, Any] | None = None,
 ) -> Comparison:
-    sel = compare_service.select_experiments(session, project=project, baseline=baseline, experiments=experiments)
+    sel = compare_selection.select_experiments(session, project=project, baseline=baseline, experiments=experiments)
     row = Comparison(
         short_id=_short_id(session), project_id=project.id, title=title.strip(),
         baseline_experiment_id=sel.baseline.id, experiment_ids=[e.id for e in sel.experiments],
@@ -69,10 +70,10 @@ def list_comparisons(session: Session, *, project: Project) -> list[Comparison]:
     ))
 
 
-def selection(session: Session, *, comparison: Comparison) -> compare_service.Selection:
+def selection(session: Session, *, comparison: Comparison) -> compare_selection.Selection:
     project = session.get(Project, comparison.project_id)
     assert project is not None
-    return compare_service.select_runs(session, project=project, experiment_ids=comparison.experiment_ids,
+    return compare_selection.select_runs(session, project=project, experiment_ids=comparison.experiment_ids,
                                        run_ids=comparison.run_ids)
 
 
@@ -167,7 +168,7 @@ def open_share_link(session: Session, *, token: str, client: str) -> tuple[Share
 
 
 def check_share_overlay(
-    session: Session, *, comparison: Comparison, sel: compare_service.Selection, role: str, metric: str,
+    session: Session, *, comparison: Comparison, sel: compare_selection.Selection, role: str, metric: str,
     t_start_s: float | None, t_end_s: float | None, run_ids: list[uuid.UUID] | None,
 ) -> tuple[float | None, float | None]:
     """Refuse anything beyond the frozen comparison: other runs, other metrics, a wider time range.
@@ -180,7 +181,7 @@ def check_share_overlay(
     view = comparison.view_state or {}
     overlays = {(o.get("role"), o.get("metric")) for o in view.get("overlays") or []}
     if not overlays:
-        overlays = compare_service.available_overlays(session, sel=sel)
+        overlays = compare_overlay.available_overlays(session, sel=sel)
     if (role, metric) not in overlays:
         raise Forbidden("this metric is not part of the shared comparison")
     tr = view.get("time_range")

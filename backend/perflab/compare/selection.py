@@ -1,0 +1,106 @@
+"""Which experiments and runs a comparison covers: by name or id, or exactly the runs a saved comparison froze."""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from perflab.errors import BadInput, NotFound
+from perflab.experiments.models import Experiment
+from perflab.projects.models import Project
+from perflab.runs.models import Run
+
+MAX_EXPERIMENTS = 12
+# Runs still collecting have no final numbers yet; every finished run counts, flagged if need be.
+FINISHED = ("complete", "partial", "failed")
+
+
+@dataclass
+class Selection:
+    project: Project
+    experiments: list[Experiment]  # baseline first
+    runs: dict[int, list[Run]] = field(default_factory=dict)
+
+    @property
+    def baseline(self) -> Experiment:
+        return self.experiments[0]
+
+    @property
+    def run_ids(self) -> list[uuid.UUID]:
+        return [r.id for e in self.experiments for r in self.runs.get(e.id, [])]
+
+
+
+
+
+def find_experiments(session: Session, *, project: Project, refs: Sequence[str]) -> list[Experiment]:
+    """Experiments by name, or by id when no experiment has that name; order kept, duplicates dropped."""
+    wanted = [r.strip() for r in refs if r and r.strip()]
+    # Only what fits a bigint can be an id; anything longer is a name (or unknown).
+    ids = [int(r) for r in wanted if r.isdigit() and len(r) <= 18]
+    rows = list(
+        session.scalars(
+            select(Experiment).where(
+                Experiment.project_id == project.id, or_(Experiment.name.in_(wanted), Experiment.id.in_(ids))
+            )
+        )
+    )
+    by_name = {e.name: e for e in rows}
+    by_id = {e.id: e for e in rows}
+    out: list[Experiment] = []
+    for ref in wanted:
+        exp = by_name.get(ref) or (by_id.get(int(ref)) if ref.isdigit() and len(ref) <= 18 else None)
+        if exp is None:
+            raise NotFound(f"project {project.slug!r} has no experiment {ref!r}")
+        if exp not in out:
+            out.append(exp)
+    return out
+
+
+def select_experiments(
+    session: Session, *, project: Project, baseline: str | None, experiments: Sequence[str]
+) -> Selection:
+    refs = ([baseline] if baseline else []) + list(experiments)
+    if not refs:
+        raise BadInput("name a baseline and at least one experiment to compare")
+    chosen = find_experiments(session, project=project, refs=refs)
+    if len(chosen) > MAX_EXPERIMENTS:
+        raise BadInput(f"compare at most {MAX_EXPERIMENTS} experiments at once")
+    runs = session.scalars(
+        select(Run)
+        .where(Run.project_id == project.id, Run.experiment_id.in_([e.id for e in chosen]), Run.status.in_(FINISHED))
+        .order_by(Run.created_at, Run.id)
+    )
+    by_exp: dict[int, list[Run]] = defaultdict(list)
+    for r in runs:
+        by_exp[r.experiment_id].append(r)
+    return Selection(project=project, experiments=chosen, runs=dict(by_exp))
+
+
+def select_runs(
+    session: Session, *, project: Project, experiment_ids: Sequence[int], run_ids: Sequence[uuid.UUID]
+) -> Selection:
+    """Exactly these runs (a saved comparison): runs added to the experiments later are not included."""
+    exps = {e.id: e for e in session.scalars(
+        select(Experiment).where(Experiment.project_id == project.id, Experiment.id.in_(list(experiment_ids)))
+    )}
+    chosen = [exps[i] for i in experiment_ids if i in exps]
+    if not chosen:
+        raise NotFound("the experiments of this comparison no longer exist")
+    by_exp: dict[int, list[Run]] = defaultdict(list)
+    if run_ids:
+        for r in session.scalars(
+            select(Run).where(Run.project_id == project.id, Run.id.in_(list(run_ids))).order_by(Run.created_at, Run.id)
+        ):
+            if r.experiment_id in exps:
+                by_exp[r.experiment_id].append(r)
+    return Selection(project=project, experiments=chosen, runs=dict(by_exp))
+
+
+def run_label(run: Run, index: int) -> str:
+    return run.label or f"run {index + 1}"
