@@ -51,8 +51,9 @@ UPLOAD_PATHS = (
     r"/api/runs/[^/]+/profiles",
     r"/api/agent/runs/[^/]+/artifacts",
     r"/api/projects/[^/]+/imports(?:/preview)?",
-    r"/api/ingest/batches",
 )
+# Agent batches: the agent splits a batch and resends it on 413.
+BATCH_PATH = r"/api/ingest/batches"
 
 _HEALTH_THREADS = anyio.CapacityLimiter(2)
 
@@ -205,9 +206,10 @@ def create_app() -> FastAPI:
         BodyLimitMiddleware,
         small_cap=settings.max_anonymous_body_bytes,
         json_cap=settings.max_json_body_bytes,
-        upload_cap=settings.max_upload_bytes,
-        upload_cap_inflated=settings.max_decompressed_bytes,
-        upload_paths=UPLOAD_PATHS,
+        upload_routes=(
+            *((p, settings.max_upload_bytes, settings.max_decompressed_bytes) for p in UPLOAD_PATHS),
+            (BATCH_PATH, settings.max_batch_bytes, settings.max_batch_bytes),
+        ),
         credentials_valid=credentials_valid,
     )
     app.add_middleware(HostAllowListMiddleware, allowed=settings.allowed_host_names())

@@ -131,9 +131,9 @@ class BodyLimitMiddleware:
     """Caps request bodies while they stream (chunked or not) and inflates gzip-encoded ones.
 
     Every request may send `small_cap` bytes. Past that, the caller's credentials are checked (once,
-    in a worker thread): an authenticated caller may send `json_cap` bytes, or `upload_cap` on the
-    upload routes (`upload_cap_inflated` once decompressed). So an anonymous gzip bomb gets its 413
-    after inflating 16 KB, and nobody can make the server buffer a large body before logging in.
+    in a worker thread): an authenticated caller may send `json_cap` bytes, or on an upload route
+    the caps given for it (on the wire, and once decompressed). So an anonymous gzip bomb gets its
+    413 after inflating 16 KB, and nobody can make the server buffer a large body before logging in.
     """
 
     def __init__(
@@ -142,17 +142,13 @@ class BodyLimitMiddleware:
         *,
         small_cap: int,
         json_cap: int,
-        upload_cap: int,
-        upload_cap_inflated: int,
-        upload_paths: tuple[str, ...],
+        upload_routes: tuple[tuple[str, int, int], ...],
         credentials_valid: CredentialCheck,
     ) -> None:
         self.app = app
         self.small_cap = small_cap
         self.json_cap = json_cap
-        self.upload_cap = upload_cap
-        self.upload_cap_inflated = upload_cap_inflated
-        self.upload_re = re.compile("|".join(f"(?:{p})" for p in upload_paths))
+        self.upload_routes = [(re.compile(p), raw, inflated) for p, raw, inflated in upload_routes]
         self.credentials_valid = credentials_valid
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -171,7 +167,11 @@ class BodyLimitMiddleware:
             await _send_error(send, 415, "unsupported_encoding",
                               f"Content-Encoding {encoding.decode('latin-1')!r} is not supported (use gzip)")
             return
-        upload = self.upload_re.fullmatch(scope["path"]) is not None
+        granted = (self.json_cap, self.json_cap)
+        for pattern, raw, inflated in self.upload_routes:
+            if pattern.fullmatch(scope["path"]):
+                granted = (raw, inflated)
+                break
         state = {"raw_cap": self.small_cap, "inflated_cap": self.small_cap, "checked": False}
 
         async def widen() -> bool:
@@ -179,8 +179,7 @@ class BodyLimitMiddleware:
             if not state["checked"]:
                 state["checked"] = True
                 if await run_in_threadpool(self.credentials_valid, headers):
-                    state["raw_cap"] = self.upload_cap if upload else self.json_cap
-                    state["inflated_cap"] = self.upload_cap_inflated if upload else self.json_cap
+                    state["raw_cap"], state["inflated_cap"] = granted
             return state["raw_cap"] > self.small_cap
 
         def too_large(cap: int, what: str = "request body") -> HTTPException:

@@ -285,3 +285,11 @@ def test_values_postgresql_refuses_are_422_not_500(client: TestClient) -> None:
     r = client.post("/api/projects", json={"name": "nul", "description": "a\u0000b"})
     assert r.status_code == 422, r.text
     assert "NUL" in r.text or "description" in r.text
+
+
+def test_blank_experiment_names_are_400_not_500(client: TestClient, project: dict[str, Any]) -> None:
+    # Found by tests/fuzz: `?experiments=` selected nothing and the comparison indexed an empty list.
+    for suffix in ("", "/export.csv", "/export.json", "/markdown"):
+        r = client.get(f"/api/projects/{project['slug']}/compare{suffix}?experiments=&experiments=%20&baseline=")
+        assert r.status_code == 400, (suffix, r.text)
+        assert "at least one experiment" in r.json()["detail"]

@@ -160,7 +160,7 @@ def test_authenticated_gzip_bomb_stops_at_the_inflated_cap(db_engine: Any, datab
         before = server.rss()
         with HealthWatch(server.url) as health:
             status, body, elapsed = _post_raw(
-                server, "/api/ingest/batches", gzip_bomb(512 * 1024 * 1024),
+                server, "/api/projects/bomb/imports/preview", gzip_bomb(512 * 1024 * 1024),
                 {"Content-Encoding": "gzip", "Content-Type": "application/json", "Authorization": f"Bearer {token}"},
             )
         assert status == 413 and b"decompressed" in body, body

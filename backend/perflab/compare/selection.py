@@ -86,7 +86,8 @@ def select_experiments(
     session: Session, *, project: Project, baseline: str | None, experiments: Sequence[str],
     include_invalid: bool = False,
 ) -> Selection:
-    refs = ([baseline] if baseline else []) + list(experiments)
+    # Blank names (`?experiments=`) name nothing: without this an empty selection reached the table code.
+    refs = [r for r in ([baseline] if baseline else []) + list(experiments) if r.strip()]
     if not refs:
         raise BadInput("name a baseline and at least one experiment to compare")
     chosen = find_experiments(session, project=project, refs=refs)
