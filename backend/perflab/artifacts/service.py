@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 
 from sqlalchemy import select
@@ -12,6 +13,10 @@ from perflab.artifacts.storage import get_storage
 from perflab.errors import BadInput, NotFound
 
 KINDS = ("raw", "config", "sysctl", "flamegraph", "import", "other")
+# Config and sysctl snapshots larger than this are not read as text (diffed, or read by findings rules).
+MAX_SNAPSHOT_BYTES = 1024 * 1024
+
+log = logging.getLogger(__name__)
 
 
 def clean_name(name: str) -> str:
@@ -45,6 +50,23 @@ def get_artifact(session: Session, *, artifact_id: int) -> Artifact:
 
 def read(artifact: Artifact) -> bytes:
     return get_storage().get(artifact.storage_key)
+
+
+def read_snapshot_text(artifact: Artifact) -> str | None:
+    """A config or sysctl snapshot as text; None when it is binary, too large, or its bytes are unreadable.
+
+    Callers show or skip what they cannot read: a storage problem must not take a comparison or the
+    findings of a run down with it."""
+    if artifact.size_bytes > MAX_SNAPSHOT_BYTES:
+        return None
+    try:
+        data = read(artifact)
+    except OSError:
+        log.warning("artifact %s: stored bytes unreadable", artifact.id, exc_info=True)
+        return None
+    if b"\0" in data[:8192]:
+        return None
+    return data.decode("utf-8", "replace")
 
 
 def list_for_run(session: Session, *, run_id: uuid.UUID, kind: str | None = None) -> list[Artifact]:

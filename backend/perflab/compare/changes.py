@@ -22,7 +22,6 @@ from perflab.runs.models import Run, RunHost
 
 log = logging.getLogger(__name__)
 
-MAX_CONFIG_BYTES = 1024 * 1024
 
 
 def _reference_runs(session: Session, sel: Selection) -> tuple[dict[int, Run | None], dict[uuid.UUID, list[Artifact]]]:
@@ -40,21 +39,6 @@ def _reference_runs(session: Session, sel: Selection) -> tuple[dict[int, Run | N
         runs = sel.runs.get(e.id, [])
         ref[e.id] = next((r for r in runs if arts.get(r.id)), runs[0] if runs else None)
     return ref, arts
-
-
-def _artifact_text(a: Artifact) -> str | None:
-    """The snapshot as text; None when it is binary, too large to diff, or its bytes are unreadable."""
-    if a.size_bytes > MAX_CONFIG_BYTES:
-        return None
-    try:
-        data = artifacts_service.read(a)
-    except OSError:
-        # A storage problem must not take the whole comparison down: the file shows as not diffed.
-        log.warning("artifact %s: stored bytes unreadable", a.id, exc_info=True)
-        return None
-    if b"\0" in data[:8192]:
-        return None
-    return data.decode("utf-8", "replace")
 
 
 def what_changed(session: Session, sel: Selection) -> list[ChangeSet]:
@@ -80,7 +64,7 @@ def what_changed(session: Session, sel: Selection) -> list[ChangeSet]:
         if a is None:
             return None
         if a.id not in texts:
-            texts[a.id] = _artifact_text(a)
+            texts[a.id] = artifacts_service.read_snapshot_text(a)
         return texts[a.id]
 
     base = sel.baseline

@@ -24,22 +24,8 @@ from perflab.runs.models import Run, RunHost, Series, Summary
 
 log = logging.getLogger(__name__)
 
-MAX_SNAPSHOT_BYTES = 1024 * 1024
 # Rules read vmstat's steady-state means only; pidstat can have thousands of series per run.
 SERIES_SOURCES = ("vmstat",)
-
-
-def _text(a: Artifact) -> str | None:
-    if a.size_bytes > MAX_SNAPSHOT_BYTES:
-        return None
-    try:
-        data = artifacts_service.read(a)
-    except OSError:
-        log.warning("artifact %s: stored bytes unreadable; findings go without it", a.id, exc_info=True)
-        return None
-    if b"\0" in data[:8192]:
-        return None
-    return data.decode("utf-8", "replace")
 
 
 def run_data_many(session: Session, *, runs: Sequence[tuple[Run, str]]) -> dict[uuid.UUID, RunData]:
@@ -65,7 +51,7 @@ def run_data_many(session: Session, *, runs: Sequence[tuple[Run, str]]) -> dict[
     for a in session.scalars(
         select(Artifact).where(Artifact.run_id.in_(ids), Artifact.kind.in_(("config", "sysctl"))).order_by(Artifact.id)
     ):
-        text = _text(a)
+        text = artifacts_service.read_snapshot_text(a)
         if text is None or a.run_id is None:
             continue
         data = out[a.run_id]
