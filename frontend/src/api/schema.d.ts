@@ -3446,7 +3446,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": string;
+                    "text/csv": string;
                 };
             };
             /** @description Validation Error */
@@ -3508,7 +3508,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": string;
+                    "text/markdown": string;
                 };
             };
             /** @description Validation Error */
@@ -4433,7 +4433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": string;
+                    "text/markdown": string;
                 };
             };
             /** @description Validation Error */
