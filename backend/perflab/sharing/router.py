@@ -13,13 +13,13 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 
 from perflab.compare import export
 from perflab.compare import overlay as compare_overlay
 from perflab.compare import service as compare_service
-from perflab.compare.router import attachment
+from perflab.compare.router import CSVResponse, MarkdownResponse, attachment
 from perflab.compare.schemas import CompareReply, OverlayReply
 from perflab.config import get_settings
 from perflab.deps import (
@@ -131,7 +131,7 @@ def comparison_overlay(
                                    max_points=max_points, t_start_s=t_start_s, t_end_s=t_end_s, run_ids=runs)
 
 
-@router.get("/api/comparisons/{short_id}/export.csv", response_class=PlainTextResponse)
+@router.get("/api/comparisons/{short_id}/export.csv", response_class=CSVResponse)
 def comparison_export_csv(comparison: ReadableComparison, db: SessionDep) -> Response:
     return Response(export.to_csv(_compare(db, comparison)), media_type="text/csv; charset=utf-8",
                     headers=attachment(f"comparison-{comparison.short_id}.csv"))
@@ -143,7 +143,7 @@ def comparison_export_json(comparison: ReadableComparison, db: SessionDep) -> Re
                     headers=attachment(f"comparison-{comparison.short_id}.json"))
 
 
-@router.get("/api/comparisons/{short_id}/markdown", response_class=PlainTextResponse)
+@router.get("/api/comparisons/{short_id}/markdown", response_class=MarkdownResponse)
 def comparison_markdown(comparison: ReadableComparison, db: SessionDep) -> Response:
     body = export.to_markdown(_compare(db, comparison), link=member_url(comparison.short_id))
     return Response(body, media_type="text/markdown; charset=utf-8")
