@@ -5,15 +5,17 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from perflab.schemas_base import RequestModel
+
 Role = Literal["owner", "member", "viewer"]
 
 
-class MemberAdd(BaseModel):
+class MemberAdd(RequestModel):
     email: str = Field(min_length=3, max_length=320)
     role: Role = "member"
 
 
-class MemberUpdate(BaseModel):
+class MemberUpdate(RequestModel):
     role: Role
 
 

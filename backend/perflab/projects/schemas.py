@@ -13,7 +13,7 @@ class ProjectCreate(RequestModel):
     description: str = Field(default="", max_length=10000)
 
 
-class ValidityThresholds(BaseModel):
+class ValidityThresholds(RequestModel):
     """At or above these shares of requests, a run is invalid: out of medians and verdicts."""
 
     model_config = ConfigDict(from_attributes=True, extra="forbid")
