@@ -373,3 +373,10 @@ def test_strace_log_with_a_pathological_line_stays_fast() -> None:
     r = parse("strace", text)
     assert time.perf_counter() - t0 < 5
     assert r["syscalls"]["writev"]["returns"] == {"7": 1} and r["unparsed_lines"] == 1
+
+
+@pytest.mark.parametrize("text", ["...\n", "log_format t '$remote_addr $status';\n\n...\n"])
+def test_an_access_log_paste_with_nothing_but_elisions_is_refused_not_a_crash(text: str) -> None:
+    # Found by the damaged-fixture property test: an AssertionError (a 500 on import) instead of a refusal.
+    with pytest.raises(ParseError, match="no access log lines"):
+        parse("nginx-access", text)

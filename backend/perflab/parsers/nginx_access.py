@@ -214,7 +214,9 @@ def parse(text: str, log_format: str | None = None) -> JSON:
             if not status.startswith(("2", "3")):
                 bucket[1] += 1
     if requests == 0:
-        assert first_bad is not None
+        if first_bad is None:
+            # Only blank lines and elisions ('...') after the format line: nothing to count.
+            raise ParseError("no access log lines: only left-out lines ('...') or a log_format line", None)
         n, line = first_bad
         raise ParseError(f"expected nginx access log lines ({fmt_name}), got {show(line)}", n)
     if skipped > 20:
