@@ -67,6 +67,8 @@ export function createAppRouter(queryClient: QueryClient) {
     {
       element: <RequireAuth />,
       loader: prefetchMe,
+      // A route with a loader needs its own fallback for the first render, or React Router warns.
+      hydrateFallbackElement: loading,
       errorElement: <RouteError />,
       children: [
         {
