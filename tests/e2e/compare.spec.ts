@@ -4,7 +4,8 @@
 // out and stops working once revoked.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { type APIRequestContext, expect, test } from "@playwright/test";
+import { logIn } from "./session";
 
 const CAPTURE = resolve(__dirname, "..", "fixtures", "captures", "nginx-proxy-buffers");
 const EXPERIMENTS = ["direct", "default", "buffers-128x4k", "buffers-4x128k"] as const;
@@ -12,17 +13,6 @@ const LOADGEN = { agent_id: "agent-loadgen-e2e", hostname: "wrk-1", role: "loadg
 const PROXY = { agent_id: "agent-proxy-e2e", hostname: "proxy-1", role: "proxy" };
 const CLOCK = /\b(\d{2}):(\d{2}):(\d{2})\b/;
 const XSS = "<img src=x onerror=alert(1)>";
-
-const email = () => process.env.PERFLAB_E2E_ADMIN_EMAIL ?? "";
-const password = () => process.env.PERFLAB_E2E_ADMIN_PASSWORD ?? "";
-
-async function logIn(page: Page) {
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(email());
-  await page.getByLabel("Password").fill(password());
-  await page.getByRole("button", { name: "Log in" }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
 
 async function ok(res: Promise<import("@playwright/test").APIResponse>, what: string) {
   const r = await res;

@@ -3,22 +3,10 @@
 // evidence link to its syscall row, and turn the suggestion into a decision in one click.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type BrowserContext, expect, type Page, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
+import { csrfHeaders, logIn } from "./session";
 
 const captures = resolve(__dirname, "..", "fixtures", "captures", "nginx-proxy-buffers");
-
-async function logIn(page: Page) {
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(process.env.PERFLAB_E2E_ADMIN_EMAIL ?? "");
-  await page.getByLabel("Password").fill(process.env.PERFLAB_E2E_ADMIN_PASSWORD ?? "");
-  await page.getByRole("button", { name: "Log in" }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
-
-async function csrfHeaders(context: BrowserContext): Promise<Record<string, string>> {
-  const csrf = (await context.cookies()).find((c) => c.name === "perflab_csrf")?.value ?? "";
-  return { "X-CSRF-Token": csrf };
-}
 
 function file(experiment: string, name: string, role?: string) {
   const path =

@@ -15,22 +15,12 @@ import {
   searchTree,
   treeFromFolded,
 } from "../../frontend/src/lib/flamegraph";
+import { logIn } from "./session";
 
 const CAPTURE = resolve(__dirname, "..", "fixtures", "captures", "nginx-proxy-buffers");
 const XSS = "<img src=x onerror=alert(1)>";
 const SHOTS = process.env.PERFLAB_E2E_SCREENSHOTS;
 const ROW = 18; // ROW_HEIGHT of the renderer
-
-const email = () => process.env.PERFLAB_E2E_ADMIN_EMAIL ?? "";
-const password = () => process.env.PERFLAB_E2E_ADMIN_PASSWORD ?? "";
-
-async function logIn(page: Page) {
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(email());
-  await page.getByLabel("Password").fill(password());
-  await page.getByRole("button", { name: "Log in" }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
 
 /** JSON API calls with the session of the page (state changes carry the CSRF cookie's token). */
 async function apiPost(page: Page, url: string, data: unknown) {

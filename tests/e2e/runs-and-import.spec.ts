@@ -4,7 +4,8 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type APIRequestContext, type BrowserContext, expect, type Page, test } from "@playwright/test";
+import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { csrfHeaders, logIn, watchConsole } from "./session";
 
 const captures = resolve(__dirname, "..", "fixtures", "captures", "nginx-proxy-buffers", "default", "run1");
 const FILES = ["wrk.txt", "vmstat.txt", "pidstat.txt", "strace-c.txt"].map((f) => join(captures, f));
@@ -16,30 +17,6 @@ function capturedRps(): string {
   return new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(
     Number.parseFloat(m[1]),
   );
-}
-
-/** Console errors and uncaught exceptions of a page, to assert a clean console. */
-function watchConsole(page: Page): string[] {
-  const errors: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(e.message));
-  return errors;
-}
-
-async function logIn(page: Page) {
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(process.env.PERFLAB_E2E_ADMIN_EMAIL ?? "");
-  await page.getByLabel("Password").fill(process.env.PERFLAB_E2E_ADMIN_PASSWORD ?? "");
-  await page.getByRole("button", { name: "Log in" }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
-
-/** The session's API, as the UI calls it (cookie plus the CSRF header). */
-async function csrfHeaders(context: BrowserContext): Promise<Record<string, string>> {
-  const csrf = (await context.cookies()).find((c) => c.name === "perflab_csrf")?.value ?? "";
-  return { "X-CSRF-Token": csrf };
 }
 
 async function createProject(page: Page, prefix: string): Promise<string> {

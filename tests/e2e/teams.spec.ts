@@ -5,23 +5,13 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type APIRequestContext, type Browser, expect, type Page, test } from "@playwright/test";
+import { adminEmail, adminPassword, logIn } from "./session";
 
 const WRK = readFileSync(
   resolve(__dirname, "..", "fixtures", "captures", "nginx-proxy-buffers", "default", "run1", "wrk.txt"),
   "utf8",
 );
 const PASSWORD = "a long enough password 1";
-
-const adminEmail = () => process.env.PERFLAB_E2E_ADMIN_EMAIL ?? "";
-const adminPassword = () => process.env.PERFLAB_E2E_ADMIN_PASSWORD ?? "";
-
-async function logIn(page: Page, email: string, password: string) {
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Log in" }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
 
 async function csrfOf(page: Page): Promise<string> {
   return (await page.context().cookies()).find((c) => c.name === "perflab_csrf")?.value ?? "";

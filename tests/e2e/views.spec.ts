@@ -5,37 +5,16 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type BrowserContext, expect, type Locator, type Page, test } from "@playwright/test";
+import { expect, type Locator, type Page, test } from "@playwright/test";
+import { csrfHeaders, logIn, watchConsole } from "./session";
 
 const RUN1 = resolve(__dirname, "..", "fixtures", "captures", "nginx-proxy-buffers", "default", "run1");
-
-function watchConsole(page: Page): string[] {
-  const errors: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error" || (m.type() === "warning" && /HydrateFallback/.test(m.text())))
-      errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(e.message));
-  return errors;
-}
-
-async function logIn(page: Page) {
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(process.env.PERFLAB_E2E_ADMIN_EMAIL ?? "");
-  await page.getByLabel("Password").fill(process.env.PERFLAB_E2E_ADMIN_PASSWORD ?? "");
-  await page.getByRole("button", { name: "Log in" }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
-
-async function csrf(context: BrowserContext): Promise<Record<string, string>> {
-  return { "X-CSRF-Token": (await context.cookies()).find((c) => c.name === "perflab_csrf")?.value ?? "" };
-}
 
 async function createProject(page: Page, prefix: string): Promise<string> {
   const slug = `${prefix}-${Date.now().toString(36)}${Math.floor(Math.random() * 1000)}`;
   const r = await page.request.post("/api/projects", {
     data: { name: slug, slug, description: "Proxy **throughput** under `proxy_buffers`" },
-    headers: await csrf(page.context()),
+    headers: await csrfHeaders(page.context()),
   });
   expect(r.status()).toBe(201);
   return slug;
@@ -54,7 +33,7 @@ async function importRun(
   }));
   const r = await page.request.post(`/api/projects/${slug}/imports`, {
     data: { experiment, label: experiment, hypothesis: "The *default* buffers copy in 4k pieces", files },
-    headers: await csrf(page.context()),
+    headers: await csrfHeaders(page.context()),
   });
   expect(r.status(), await r.text()).toBe(201);
   const body = await r.json();
