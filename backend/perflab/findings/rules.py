@@ -336,22 +336,17 @@ def listen_overflow(data: RunData) -> list[Finding]:
                                      "value": f"Recv-Q {lst['recv_q']} at Send-Q {lst['send_q']}",
                                      "ref": {"summary": kind, "role": role, "local": lst["local"]}})
     overflows = 0
-    for role, ns in data.all("netstat-s"):
-        counters = ns.get("counters") or {}
-        for name in ("TcpExt.ListenOverflows", "TcpExt.ListenDrops"):
-            v = counters.get(name)
-            if v:
-                overflows = max(overflows, int(v))
-                evidence.append({"kind": "counter", "label": f"{name} (since boot)", "value": _n(v),
-                                 "ref": {"summary": "netstat-s", "role": role, "counter": name}})
-    for role, ns in data.all("nstat"):
-        counters = ns.get("counters") or {}
-        for name in ("TcpExtListenOverflows", "TcpExtListenDrops"):
-            v = counters.get(name)
-            if v:
-                overflows = max(overflows, int(v))
-                evidence.append({"kind": "counter", "label": f"{name} (nstat)", "value": _n(v),
-                                 "ref": {"summary": "nstat", "role": role, "counter": name}})
+    # The same kernel counters, as netstat -s names them (since boot) and as nstat does (this run only).
+    for kind, names, when in (("netstat-s", ("TcpExt.ListenOverflows", "TcpExt.ListenDrops"), "since boot"),
+                              ("nstat", ("TcpExtListenOverflows", "TcpExtListenDrops"), "nstat")):
+        for role, ns in data.all(kind):
+            counters = ns.get("counters") or {}
+            for name in names:
+                v = counters.get(name)
+                if v:
+                    overflows = max(overflows, int(v))
+                    evidence.append({"kind": "counter", "label": f"{name} ({when})", "value": _n(v),
+                                     "ref": {"summary": kind, "role": role, "counter": name}})
     for role, dm in data.all("dmesg"):
         msg = (dm.get("messages") or {}).get("syn_flood")
         if msg:
