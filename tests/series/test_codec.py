@@ -68,6 +68,40 @@ def test_a_real_vmstat_capture_costs_about_a_byte_a_sample() -> None:
 def test_a_corrupt_blob_is_an_error_not_wrong_numbers() -> None:
     with pytest.raises(codec.CodecError):
         codec.decode_values(b"\x09\x00b")
+    # A short array is stored as it is ("=" + typecode): cut mid-value, it is refused, not misread.
+    small = codec.encode_values([12.34, 0.5, 7.0])
+    assert small[2:3] == b"="
+    with pytest.raises(codec.CodecError):
+        codec.decode_values(small[:-1])
+
+
+def test_short_and_long_arrays_both_round_trip() -> None:
+    # Up to RAW_MAX bytes an array skips zlib (whose set-up costs more than a live batch's parse).
+    for n in (1, 10, 31, 32, 33, 1000):
+        values = [round(i * 0.37 % 100, 2) for i in range(n)]
+        blob = codec.encode_values(values)
+        assert (blob[2:3] == b"=") == (n * 2 <= codec.RAW_MAX), n  # 2-byte deltas
+        assert _bits(codec.decode_values(blob)) == _bits(values)
+        jitter = [1_795_000_000_000_000 + i * 1_000_000 + (i * 7919) % 3000 for i in range(n + 2)]
+        t0, step, tblob = codec.encode_times(jitter)
+        assert codec.decode_times(t0, step, len(jitter), tblob) == jitter
+
+
+def test_a_block_gives_back_every_series_of_a_batch_exactly() -> None:
+    t = [1_795_000_000_000_000 + i * 1_000_000 for i in range(30)]
+    series = [(7, t, [float(i) for i in range(30)]),
+              (8, t[:3], [-0.0, math.inf, 5e-324]),           # odd doubles survive bit for bit
+              (9, t[:1], [1.7976931348623157e308])]
+    back = codec.decode_block(codec.encode_block(series))
+    assert list(back) == [7, 8, 9]
+    for sid, times, values in series:
+        assert back[sid][0] == times and _bits(back[sid][1]) == _bits(values)
+    with pytest.raises(codec.CodecError):
+        codec.encode_block([(1, t[:2], [1.0])])
+    blob = codec.encode_block(series)
+    for bad in (blob[:-3], b"B2" + blob[2:], blob[:2] + b"not zlib"):
+        with pytest.raises(codec.CodecError):
+            codec.decode_block(bad)
 
 
 @pytest.mark.parametrize("kind", ["vmstat", "pidstat"])

@@ -166,9 +166,9 @@ class Series(Base):
 class SeriesChunk(Base):
     """Samples of one series as compact arrays (perflab/series/codec.py): a few bytes a sample.
 
-    A live run appends one chunk per series per parsed batch, so the page is current within a
-    second; when the stream closes its chunks are merged into one (chunk 0). Rebuilt from the raw
-    chunks by `perflab reparse`.
+    An import writes one chunk per series. A live run appends a SeriesBlock per parsed batch, so the
+    page is current within a second; when the stream closes, blocks and chunks are merged into one
+    chunk per series (chunk 0). Rebuilt from the raw chunks by `perflab reparse`.
     """
 
     __tablename__ = "series_chunk"
@@ -186,6 +186,25 @@ class SeriesChunk(Base):
     step_us: Mapped[int] = mapped_column(BigInteger)
     times: Mapped[bytes | None] = mapped_column(LargeBinary)
     vals: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class SeriesBlock(Base):
+    """What one parsed live batch added to every series of a stream, as one row (codec.encode_block).
+
+    One row per batch rather than one per series: a pidstat stream has hundreds of series and a batch
+    a second. Read together with the chunks (series/service.read_points); merged into chunks when the
+    stream closes, so a finished run has none.
+    """
+
+    __tablename__ = "series_block"
+    __table_args__ = (PrimaryKeyConstraint("run_id", "stream_id", "block"),)
+
+    run_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), ForeignKey("run.id", ondelete="CASCADE"))
+    stream_id: Mapped[int] = mapped_column(BigInteger)
+    # The stream's sample count before this block: blocks sort in arrival order.
+    block: Mapped[int] = mapped_column(BigInteger)
+    n: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class Summary(CreatedAt, Base):

@@ -11,14 +11,14 @@ from starlette.concurrency import run_in_threadpool
 
 from perflab import shutdown
 from perflab.db import unit_of_work
-from perflab.deps import SessionDep
+from perflab.deps import OneHopRoute, SessionDep
 from perflab.ingest import service as ingest_service
 from perflab.runs.models import Run, Stream
 from perflab.runs.router import ReadableRun
 from perflab.series import service
 from perflab.series.schemas import SeriesData, SeriesDataReply, SeriesRead
 
-router = APIRouter(tags=["series"])
+router = APIRouter(tags=["series"], route_class=OneHopRoute)
 
 
 @router.get("/api/runs/{run_id}/series", response_model=list[SeriesRead])

@@ -1,7 +1,9 @@
 """Series of a run and their samples, kept as compact chunks (perflab/series/codec.py).
 
 Charts never receive more than they draw: chunks are decoded here and downsampled before they leave.
-Everything that reads or writes samples goes through read_points / write_chunks / compact.
+Everything that reads or writes samples goes through read_points / write_chunks / write_block / compact.
+A live stream appends blocks (one row per batch for all its series); imports and a closed stream's
+compaction write chunks (one row per series).
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ def run_origin(run: Run) -> Any:
 
 
 def chunk_row(run_id: uuid.UUID, series_id: int, chunk: int, times_us: Sequence[int],
-              values: Sequence[float]) -> dict[str, Any]:
-    t0, step, times = codec.encode_times(times_us)
+              values: Sequence[float], *, encoded_times: tuple[int, int, bytes | None] | None = None) -> dict[str, Any]:
+    """encoded_times: codec.encode_times(times_us), when the caller has it already."""
+    t0, step, times = encoded_times if encoded_times is not None else codec.encode_times(times_us)
     return {"run_id": run_id, "series_id": series_id, "chunk": chunk, "n": len(values), "t0": codec.from_us(t0),
             "t1": codec.from_us(times_us[-1]), "step_us": step, "times": times,
             "vals": codec.encode_values(values)}
@@ -56,12 +59,47 @@ def write_chunks(session: Session, rows: list[dict[str, Any]]) -> None:
             copy.write_row([row[c] for c in CHUNK_COLUMNS])
 
 
+def write_block(session: Session, *, run_id: uuid.UUID, stream_id: int, block: int,
+                series: list[tuple[int, list[int], list[float]]]) -> None:
+    """One live batch of a stream: (series id, times in us, values) for each series it added to."""
+    n = sum(len(v) for _, _, v in series)
+    if not n:
+        return
+    session.execute(
+        text("INSERT INTO series_block (run_id, stream_id, block, n, data) VALUES (:r, :st, :b, :n, :d)"),
+        {"r": run_id, "st": stream_id, "b": block, "n": n, "d": codec.encode_block(series)},
+    )
+
+
+def _read_blocks(session: Session, keys: list[tuple[uuid.UUID, int]]) -> list[tuple[uuid.UUID, int, Points]]:
+    """(run, series, points) from the live blocks of the streams these series belong to, in block order."""
+    wanted = set(keys)
+    rows = session.execute(
+        text(
+            "SELECT b.run_id, b.data FROM series_block b"
+            " WHERE (b.run_id, b.stream_id) IN ("
+            "   SELECT s.run_id, s.stream_id FROM series s"
+            "   JOIN unnest(CAST(:runs AS uuid[]), CAST(:sids AS bigint[])) AS k(run_id, series_id)"
+            "     ON s.id = k.series_id AND s.run_id = k.run_id)"
+            " ORDER BY b.run_id, b.stream_id, b.block"
+        ),
+        {"runs": [k[0] for k in keys], "sids": [k[1] for k in keys]},
+    ).all()
+    out = []
+    for run_id, data in rows:
+        for sid, points in codec.decode_block(data).items():
+            if (run_id, sid) in wanted:
+                out.append((run_id, sid, points))
+    return out
+
+
 def read_points(
     session: Session, keys: Iterable[tuple[uuid.UUID, int]], *, t_from: datetime | None = None,
     t_to: datetime | None = None,
 ) -> dict[tuple[uuid.UUID, int], Points]:
     """Every sample of the given (run_id, series_id) series, optionally only chunks that overlap a window
-    (samples outside it may still come back: callers filter exactly)."""
+    (samples outside it may still come back: callers filter exactly). A live stream's blocks are read
+    whole, whatever the window."""
     keys = list(keys)
     if not keys:
         return {}
@@ -83,28 +121,49 @@ def read_points(
         params,
     ).all()
     parts: dict[tuple[uuid.UUID, int], list[tuple[list[int], list[float]]]] = {}
+    # Series held in one regular chunk (t0 + i * step): already in time order, nothing to merge.
+    regular: set[tuple[uuid.UUID, int]] = set()
     for run_id, sid, t0, step, n, times, vals in rows:
-        parts.setdefault((run_id, sid), []).append(
+        key = (run_id, sid)
+        if key in parts:
+            regular.discard(key)
+        elif times is None and step > 0:
+            regular.add(key)
+        parts.setdefault(key, []).append(
             (codec.decode_times(codec.to_us(t0), step, n, times), codec.decode_values(vals)))
-    return {k: codec.merge(p) for k, p in parts.items()}
+    # Blocks come after every chunk: a chunk is an import's whole series or what a close merged earlier.
+    for run_id, sid, points in _read_blocks(session, keys):
+        regular.discard((run_id, sid))
+        parts.setdefault((run_id, sid), []).append(points)
+    return {k: p[0] if k in regular else codec.merge(p) for k, p in parts.items()}
 
 
-def compact(session: Session, *, run_id: uuid.UUID, series_ids: Sequence[int]) -> int:
-    """Merge each series' chunks into one (chunk 0), once a stream is closed. Returns series merged."""
+def compact(session: Session, *, run_id: uuid.UUID, stream_id: int, series_ids: Sequence[int]) -> int:
+    """Merge the stream's blocks and each series' chunks into one chunk per series (chunk 0), once the
+    stream is closed. Returns series rewritten."""
     if not series_ids:
         return 0
-    many = session.execute(
-        text("SELECT series_id FROM series_chunk WHERE run_id = :run AND series_id = ANY(:ids)"
-             " GROUP BY series_id HAVING count(*) > 1"),
-        {"run": run_id, "ids": list(series_ids)},
-    ).scalars().all()
+    has_blocks = session.execute(
+        text("SELECT 1 FROM series_block WHERE run_id = :run AND stream_id = :st LIMIT 1"),
+        {"run": run_id, "st": stream_id},
+    ).first() is not None
+    if has_blocks:
+        many: Sequence[int] = list(series_ids)
+    else:
+        many = session.execute(
+            text("SELECT series_id FROM series_chunk WHERE run_id = :run AND series_id = ANY(:ids)"
+                 " GROUP BY series_id HAVING count(*) > 1"),
+            {"run": run_id, "ids": list(series_ids)},
+        ).scalars().all()
     if not many:
         return 0
     points = read_points(session, [(run_id, sid) for sid in many])
     session.execute(text("DELETE FROM series_chunk WHERE run_id = :run AND series_id = ANY(:ids)"),
                     {"run": run_id, "ids": list(many)})
+    session.execute(text("DELETE FROM series_block WHERE run_id = :run AND stream_id = :st"),
+                    {"run": run_id, "st": stream_id})
     write_chunks(session, [chunk_row(run_id, sid, 0, t, v) for (_, sid), (t, v) in points.items() if t])
-    return len(many)
+    return sum(1 for t, _ in points.values() if t)
 
 
 def downsample(t: Sequence[float], v: Sequence[float], max_points: int) -> tuple[list[float], list[float]]:
