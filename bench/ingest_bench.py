@@ -64,6 +64,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=int, default=60, help="seconds of data each agent sends")
     ap.add_argument("--per-batch", type=int, default=10, help="seconds of lines per batch (a spool catching up)")
     ap.add_argument("--procs", type=int, default=24, help="nginx processes in pidstat")
+    ap.add_argument("--name", default="ingest", help="result file name (bench/results/NAME.json)")
     args = ap.parse_args()
 
     with bench_database("ingest") as url:
@@ -179,7 +180,7 @@ def main() -> int:
         "samples_per_s": round(ours), "copy_samples_per_s": round(copy_rate),
         "ratio_vs_copy": round(ours / copy_rate, 3), "target_ratio": 3,
     }
-    write_result("ingest", result)
+    write_result(args.name, result)
     print(f"ingest: {ours:,.0f} samples/s stored ({stored:,} in {elapsed:.1f} s by {args.agents} agents); "
           f"raw COPY of the same rows {copy_rate:,.0f}/s; ratio {ours / copy_rate:.2f}")
     return 0

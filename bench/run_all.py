@@ -20,6 +20,9 @@ BENCHES = [
     ("parsers", [sys.executable, "bench/parsers_bench.py"]),
     ("profiles", [sys.executable, "bench/profiles_bench.py"]),
     ("ingest", [sys.executable, "bench/ingest_bench.py", "--agents", "8", "--seconds", "120", "--per-batch", "30"]),
+    # What the agent really sends: a batch a second per stream, so per-request costs dominate.
+    ("ingest_live", [sys.executable, "bench/ingest_bench.py", "--agents", "8", "--seconds", "60", "--per-batch", "1",
+                     "--name", "ingest_live"]),
     ("storage", [sys.executable, "bench/storage_bench.py"]),
     ("agent_overhead", [sys.executable, "bench/agent_overhead_bench.py", "--seconds", "60"]),
     ("compare", [sys.executable, "bench/compare_bench.py"]),

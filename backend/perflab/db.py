@@ -228,16 +228,19 @@ def ping() -> bool:
         return False
 
 
-def touch_row(session: Session, model: type[Base], *, row_id: Any, column: str, resolution: timedelta) -> None:
+def touch_row(session: Session, model: type[Base], *, row_id: Any, column: str, resolution: timedelta,
+              seen: datetime | None = None) -> None:
     """Set a "last seen/used" timestamp, skipping the row if it is locked or was set recently.
 
     Such columns are written by nearly every request of one agent or token; a plain UPDATE holds the
     row lock until the request's transaction ends, so a burst of requests queues on it, each holding
     a pooled connection (issue 9). Whoever holds the lock is refreshing the value anyway.
     """
+    stamp = datetime.now(UTC)
+    if seen is not None and seen >= stamp - resolution:
+        return  # the caller read it fresh a moment ago: not even a round trip
     table = cast(Table, model.__table__)
     col = table.c[column]
-    stamp = datetime.now(UTC)
     candidate = (
         select(table.c.id)
         .where(table.c.id == row_id, col.is_(None) | (col < stamp - resolution))

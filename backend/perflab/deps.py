@@ -82,7 +82,8 @@ def get_principal(request: Request, db: SessionDep) -> Principal:
         if token is None or token.revoked_at is not None:
             raise Unauthorized("invalid or revoked token")
         # Every request of an agent passes here: never wait on the token row's lock (issue 9).
-        touch_row(db, AgentToken, row_id=token.id, column="last_used_at", resolution=timedelta(seconds=30))
+        touch_row(db, AgentToken, row_id=token.id, column="last_used_at", resolution=timedelta(seconds=30),
+                  seen=token.last_used_at)
         return Principal(token=token)
     cookie = request.cookies.get(SESSION_COOKIE)
     if not cookie:

@@ -29,10 +29,10 @@ def list_hosts(session: Session, *, project: Project) -> list[Host]:
 SEEN_RESOLUTION = timedelta(seconds=2)
 
 
-def mark_seen(session: Session, *, host_id: int) -> None:
+def mark_seen(session: Session, *, host_id: int, seen: datetime | None = None) -> None:
     """Refresh last_seen_at without waiting for the host row's lock (see db.touch_row).
 
     Every poll, join and batch of a daemon lands here; with ~70 runs joining at once, updates queued
     on this one row filled the connection pool (issue 9).
     """
-    touch_row(session, Host, row_id=host_id, column="last_seen_at", resolution=SEEN_RESOLUTION)
+    touch_row(session, Host, row_id=host_id, column="last_seen_at", resolution=SEEN_RESOLUTION, seen=seen)

@@ -76,7 +76,7 @@ def heartbeat(session: Session, *, token: AgentToken, agent_id: str, data: dict[
 
 def touch(session: Session, *, token: AgentToken, agent_id: str) -> Host:
     host = get_host(session, token=token, agent_id=agent_id)
-    hosts_service.mark_seen(session, host_id=host.id)
+    hosts_service.mark_seen(session, host_id=host.id, seen=host.last_seen_at)
     return host
 
 
@@ -197,6 +197,17 @@ def _stream_for(session: Session, *, token: AgentToken, agent_id: str, batch: Ba
     found = cache.get(key)
     if found is not None:
         return found
+    # The common case, a stream that exists, in one statement: the run's project checked and the stream
+    # locked (parsing order depends on it) together.
+    stream = session.scalar(
+        select(Stream).join(Run, Run.id == Stream.run_id)
+        .where(Stream.run_id == batch.run_id, Stream.agent_id == agent_id, Stream.name == batch.stream,
+               Run.project_id == token.project_id)
+        .with_for_update(of=Stream).execution_options(populate_existing=True)
+    )
+    if stream is not None:
+        cache[key] = stream
+        return stream
     run = session.get(Run, batch.run_id)
     if run is None or run.project_id != token.project_id:
         raise NotFound(f"no run {batch.run_id} in this token's project")
