@@ -340,7 +340,8 @@ def main() -> int:
         from perflab.main import create_app
 
         app = create_app()
-        with TestClient(app) as client:
+        # localhost: a Host the allow-list accepts outside production (TestClient says "testserver").
+        with TestClient(app, base_url="http://localhost") as client:
             client.headers["Authorization"] = f"Bearer {token}"
             hist_ms, hist = timed(client, "/api/projects/bench/experiments", {"page": 1, "page_size": 50})
             assert hist["total"] == args.experiments and len(hist["items"]) == min(50, args.experiments)

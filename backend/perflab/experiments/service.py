@@ -123,9 +123,49 @@ def history(
     if page < 1 or not 1 <= page_size <= 500:
         raise BadInput("page starts at 1 and page_size is 1..500")
 
+    # The latest decision of each experiment: its status is the history's "decision" column and filter.
+    latest = (
+        select(Decision.experiment_id, Decision.id, Decision.status, Decision.component, Decision.knob,
+               Decision.before, Decision.after, Decision.updated_at)
+        .where(Decision.project_id == project.id)
+        .ext(distinct_on(Decision.experiment_id))
+        .order_by(Decision.experiment_id, Decision.updated_at.desc(), Decision.id.desc())
+        .subquery()
+    )
+    # The experiments the filters keep: counted, and paged before any run is aggregated when the sort
+    # is an experiment's own column (a project's thousands of runs need not be read for 50 rows).
+    kept = select(Experiment.id).where(Experiment.project_id == project.id)
+    if decision == "none":
+        kept = kept.outerjoin(latest, latest.c.experiment_id == Experiment.id).where(latest.c.id.is_(None))
+    elif decision:
+        if decision not in ("proposed", "adopted", "rejected", "inconclusive"):
+            raise BadInput("decision must be proposed, adopted, rejected, inconclusive or none")
+        kept = kept.join(latest, latest.c.experiment_id == Experiment.id).where(latest.c.status == decision)
+    if q:
+        like = f"%{q.strip()}%"
+        kept = kept.where(or_(Experiment.name.ilike(like), Experiment.hypothesis.ilike(like)))
+    if tags:
+        kept = kept.where(Experiment.tags.contains(cast(tags, ARRAY(String(64)))))
+    if status:
+        kept = kept.where(Experiment.status == status)
+    if created_after:
+        kept = kept.where(Experiment.created_at >= created_after)
+    if created_before:
+        kept = kept.where(Experiment.created_at < created_before)
+    if experiment_ids is not None:
+        kept = kept.where(Experiment.id.in_(experiment_ids))
+    total = session.scalar(select(func.count()).select_from(kept.subquery())) or 0
+
+    own_sort: Any = {"created": Experiment.created_at, "name": Experiment.name, "status": Experiment.status}.get(sort)
+    page_ids: list[int] | None = None
+    if own_sort is not None:
+        by = own_sort.desc().nulls_last() if order == "desc" else own_sort.asc().nulls_last()
+        page_ids = list(session.scalars(
+            kept.order_by(by, Experiment.id.desc()).limit(page_size).offset((page - 1) * page_size)))
+
     # Invalid runs (error responses, no requests, a cut load stream) stay out of the medians, counted.
     invalid = func.coalesce(validity.invalid_sql(validity.thresholds(project)), False)
-    runs = (
+    runs_q = (
         select(
             Run.experiment_id.label("experiment_id"),
             func.count().label("run_count"),
@@ -139,17 +179,10 @@ def history(
         )
         .where(Run.project_id == project.id)
         .group_by(Run.experiment_id)
-        .subquery()
     )
-    # The latest decision of each experiment: its status is the history's "decision" column and filter.
-    latest = (
-        select(Decision.experiment_id, Decision.id, Decision.status, Decision.component, Decision.knob,
-               Decision.before, Decision.after, Decision.updated_at)
-        .where(Decision.project_id == project.id)
-        .ext(distinct_on(Decision.experiment_id))
-        .order_by(Decision.experiment_id, Decision.updated_at.desc(), Decision.id.desc())
-        .subquery()
-    )
+    if page_ids is not None:
+        runs_q = runs_q.where(Run.experiment_id.in_(page_ids))
+    runs = runs_q.subquery()
     stmt = (
         select(Experiment, runs, latest.c.id.label("decision_id"), latest.c.status.label("decision_status"),
                latest.c.component.label("decision_component"), latest.c.knob.label("decision_knob"),
@@ -157,29 +190,8 @@ def history(
                latest.c.updated_at.label("decision_updated_at"))
         .outerjoin(runs, runs.c.experiment_id == Experiment.id)
         .outerjoin(latest, latest.c.experiment_id == Experiment.id)
-        .where(Experiment.project_id == project.id)
+        .where(Experiment.id.in_(page_ids if page_ids is not None else kept.scalar_subquery()))
     )
-    if decision == "none":
-        stmt = stmt.where(latest.c.id.is_(None))
-    elif decision:
-        if decision not in ("proposed", "adopted", "rejected", "inconclusive"):
-            raise BadInput("decision must be proposed, adopted, rejected, inconclusive or none")
-        stmt = stmt.where(latest.c.status == decision)
-    if q:
-        like = f"%{q.strip()}%"
-        stmt = stmt.where(or_(Experiment.name.ilike(like), Experiment.hypothesis.ilike(like)))
-    if tags:
-        stmt = stmt.where(Experiment.tags.contains(cast(tags, ARRAY(String(64)))))
-    if status:
-        stmt = stmt.where(Experiment.status == status)
-    if created_after:
-        stmt = stmt.where(Experiment.created_at >= created_after)
-    if created_before:
-        stmt = stmt.where(Experiment.created_at < created_before)
-    if experiment_ids is not None:
-        stmt = stmt.where(Experiment.id.in_(experiment_ids))
-
-    total = session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
     sort_col: Any = {
         "created": Experiment.created_at,
         "name": Experiment.name,
@@ -190,7 +202,9 @@ def history(
         "status": Experiment.status,
     }[sort]
     sort_expr = sort_col.desc().nulls_last() if order == "desc" else sort_col.asc().nulls_last()
-    stmt = stmt.order_by(sort_expr, Experiment.id.desc()).limit(page_size).offset((page - 1) * page_size)
+    stmt = stmt.order_by(sort_expr, Experiment.id.desc())
+    if page_ids is None:
+        stmt = stmt.limit(page_size).offset((page - 1) * page_size)
     items = []
     for row in session.execute(stmt).all():
         exp: Experiment = row[0]

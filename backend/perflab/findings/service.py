@@ -43,11 +43,14 @@ def run_data_many(session: Session, *, runs: Sequence[tuple[Run, str]]) -> dict[
         data.summaries.append((role, kind, payload))
         if kind == "sysctl":
             data.sysctl.update((payload or {}).get("values") or {})
-    for s in session.scalars(
-        select(Series).where(Series.run_id.in_(ids), Series.source.in_(SERIES_SOURCES)).order_by(Series.id)
+    # Columns, not Series objects: a comparison reads hundreds of rows and the ORM's identity map
+    # bookkeeping cost more than the query.
+    for run_id, role, source, metric, key, labels, unit, stats in session.execute(
+        select(Series.run_id, Series.role, Series.source, Series.metric, Series.key, Series.labels, Series.unit,
+               Series.stats).where(Series.run_id.in_(ids), Series.source.in_(SERIES_SOURCES)).order_by(Series.id)
     ):
-        out[s.run_id].series.append({"role": s.role, "source": s.source, "metric": s.metric, "key": s.key,
-                                     "labels": s.labels, "unit": s.unit, "stats": s.stats or {}})
+        out[run_id].series.append({"role": role, "source": source, "metric": metric, "key": key,
+                                   "labels": labels, "unit": unit, "stats": stats or {}})
     for a in session.scalars(
         select(Artifact).where(Artifact.run_id.in_(ids), Artifact.kind.in_(("config", "sysctl"))).order_by(Artifact.id)
     ):
