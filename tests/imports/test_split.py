@@ -125,3 +125,22 @@ def test_an_import_with_no_time_in_it_says_so(client: TestClient, project: dict[
     start = datetime.fromisoformat(run["started_at"])
     end = datetime.fromisoformat(run["ended_at"])
     assert round((end - start).total_seconds(), 2) == 10.06
+
+
+def test_a_logs_time_window_and_whether_a_zone_was_assumed() -> None:
+    # Only the first and last stamps are parsed for the window; the rest are checked for a naive one
+    # by their offset. One naive stamp anywhere still makes the run say its times were read as UTC.
+    from perflab.imports.service import data_times
+
+    aware = [f"2026-11-22T02:00:{s:02d}+01:00" for s in range(50)]
+    got = data_times("vmstat", {"samples": [{"timestamp": v} for v in ["garbage", *aware, None]]})
+    assert (got["start"].isoformat(), got["end"].isoformat(), got["naive"]) == (
+        "2026-11-22T02:00:00+01:00", "2026-11-22T02:00:49+01:00", False)
+    mixed = [*aware[:20], "2026-11-22T02:00:20", *aware[21:]]
+    assert data_times("vmstat", {"samples": [{"timestamp": v} for v in mixed]})["naive"] is True
+    zulu = [f"2026-11-22T02:00:{s:02d}Z" for s in range(3)]
+    got = data_times("pidstat", {"samples": [{"timestamp": v} for v in zulu]})
+    assert got["naive"] is False and got["end"].isoformat() == "2026-11-22T02:00:02+00:00"
+    naive = data_times("vmstat", {"samples": [{"timestamp": "2026-11-22T02:00:00"}]})
+    assert naive["naive"] is True and naive["start"].tzinfo is not None
+    assert data_times("vmstat", {"samples": [{"timestamp": "x"}]})["start"] is None

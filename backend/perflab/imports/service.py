@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import re
 import uuid
 import zlib
 from datetime import UTC, datetime, timedelta
@@ -199,6 +200,9 @@ def _when(value: Any) -> tuple[datetime | None, bool]:
     return moment, False
 
 
+_OFFSET = re.compile(r"[+-]\d\d:\d\d")
+
+
 def data_times(kind: str, data: dict[str, Any]) -> dict[str, Any]:
     """What one output says about when it ran: ``start``/``end`` (aware datetimes or None),
     ``naive`` (a time zone was assumed), ``duration_s`` (wrk's own figure)."""
@@ -207,14 +211,18 @@ def data_times(kind: str, data: dict[str, Any]) -> dict[str, Any]:
         stamps = [s.get("timestamp") for s in data.get("samples") or []]
     elif kind == "netqtop":
         stamps = [i.get("time") for i in data.get("intervals") or []]
-    moments = [m for m in (_when(v) for v in stamps) if m[0] is not None]
     duration = data.get("duration_s") if kind == "wrk" else None
-    if not moments:
+    first = next(((v, m) for v, m in zip(stamps, map(_when, stamps), strict=True) if m[0] is not None), None)
+    if first is None:
         return {"start": None, "end": None, "naive": False, "duration_s": duration}
-    first = moments[0][0]
-    last = moments[-1][0]
-    assert first is not None and last is not None
-    return {"start": first, "end": last, "naive": any(m[1] for m in moments), "duration_s": duration}
+    last = next(m for m in map(_when, reversed(stamps)) if m[0] is not None)
+    # A 100,000-line log has as many stamps: those ending in the first one's "+HH:MM" are aware without
+    # parsing each (no naive ISO time ends so; a stamp that does not parse counts for nothing).
+    tail = first[0][-6:]
+    offset = tail if _OFFSET.fullmatch(tail) else None
+    naive = first[1][1] or any(_when(v)[1] for v in stamps
+                               if not (offset and isinstance(v, str) and v.endswith(offset)))
+    return {"start": first[1][0], "end": last[0], "naive": naive, "duration_s": duration}
 
 
 def run_window(times: list[dict[str, Any]], now: datetime) -> tuple[datetime, datetime, list[str]]:
@@ -257,10 +265,13 @@ def _add_stream(session: Session, *, run: Run, name: str, source: str, role: str
     stream.lines = len(lines)
     session.flush()
     if parsed is not None:
-        pipeline.store_parsed(session, stream, parsed, last_seq=1, last_wall=times[-1] if times else None)
+        pipeline.store_parsed(session, stream, parsed, last_seq=1, last_wall=times[-1] if times else None,
+                              live=False)
+        # Everything the stream holds is in hand: its statistics need not read it back.
+        pipeline.finish_stream(session, stream, run, known=parsed.buf.stored)
     else:
         pipeline.parse_pending(session, stream)
-    pipeline.finish_stream(session, stream, run)
+        pipeline.finish_stream(session, stream, run)
     stream.closed_at = datetime.now(UTC)
     return stream
 
