@@ -198,6 +198,22 @@ Moyenne\u202f:     0       794    3,50   27,25    0,00   26,00   30,75     -  ng
     assert r["averages"][0]["cpu_pct"] == 30.75 and r["averages"][0]["cpu"] is None
 
 
+def test_pidstat_odd_cells_are_refused_or_blank_not_misread() -> None:
+    # A placeholder is None; a number too big for a double or a float in an integer column skips the
+    # row with a warning instead of storing inf or a truncated integer.
+    head = "14:00:00      UID       PID    %usr %system  %guest   %wait    %CPU   CPU  Command\n"
+    rows = [
+        "14:00:01        0       794    3.50   27.25    0.00   26.00   30.75     -  nginx",
+        "14:00:02        0       794    " + "9" * 320 + "   27.25    0.00   26.00   30.75     1  nginx",
+        "14:00:03        0       7.5    3.50   27.25    0.00   26.00   30.75     1  nginx",
+        "14:00:04        0       794    -3.50   27.25    0.00   26.00   30.75     1  nginx",
+    ]
+    r = parse("pidstat", "Linux 6.1.0 (h) \t11/22/26 \t_x86_64_\t(2 CPU)\n\n" + head + "\n".join(rows) + "\n")
+    assert [(s["time"], s["cpu"], s["usr_pct"]) for s in r["samples"]] == [
+        ("14:00:01", None, 3.5), ("14:00:04", 1, -3.5)]
+    assert len(r["warnings"]) == 2 and all("not a number" in w for w in r["warnings"])
+
+
 def test_pidstat_threads_belong_to_their_process() -> None:
     r = parse(
         "pidstat", (FIXTURES / "pidstat" / "sysstat-12.6.1_t_u_w_G.txt").read_text()
