@@ -101,8 +101,11 @@ test("import the proxy_buffers capture through the UI and read it on the run pag
   await expect(page).toHaveURL(/[?&]m=target:vmstat\.us,/);
   await page.getByRole("button", { name: "Add metrics" }).click();
   await page.getByLabel("Search metrics").fill("blocks in");
-  await page.getByRole("checkbox", { name: /vmstat\.bi/ }).check();
+  // click, not check(): the box follows the URL (see foundation.spec.ts).
+  const bi = page.getByRole("checkbox", { name: /vmstat\.bi/ });
+  await bi.click();
   await expect(page).toHaveURL(/target:vmstat\.bi/);
+  await expect(bi).toBeChecked();
   await page.reload();
   await expect(page.locator('[data-testid="chart-target:vmstat:io"]')).toBeVisible();
   await expect(page.locator('[data-testid="chart-target:vmstat:procs"]')).toHaveCount(0);

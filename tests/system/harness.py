@@ -21,6 +21,22 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float) -> None:
+    """Until `url`/api/health answers 200; raises with the log's tail if the process exits first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/api/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited: {log.read_text()[-3000:]}")
+        time.sleep(0.2)
+    raise RuntimeError(f"server did not become healthy in {timeout:.0f} s")
+
+
 class Server:
     """`perflab`'s app under uvicorn in its own process, so tests can SIGKILL and restart it."""
 
@@ -47,19 +63,8 @@ class Server:
             self.wait_healthy()
 
     def wait_healthy(self, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/api/health", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                pass
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
-            time.sleep(0.2)
-        raise RuntimeError("server did not become healthy")
+        assert self.proc is not None
+        wait_healthy(self.url, self.proc, self.log, timeout)
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

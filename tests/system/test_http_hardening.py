@@ -23,7 +23,7 @@ import pytest
 
 from tests.backend.test_http_limits import gzip_bomb
 from tests.conftest import ADMIN_EMAIL, ADMIN_PASSWORD, make_user
-from tests.system.harness import free_port, make_project_and_token
+from tests.system.harness import free_port, make_project_and_token, wait_healthy
 
 
 class Serve:
@@ -43,16 +43,7 @@ class Serve:
         self.wait_healthy()
 
     def wait_healthy(self, timeout: float = 90) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/api/health", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                assert self.proc.poll() is None, self.log.read_text()[-3000:]
-                time.sleep(0.2)
-        raise AssertionError("perflab serve did not become healthy")
+        wait_healthy(self.url, self.proc, self.log, timeout)
 
     @property
     def url(self) -> str:
