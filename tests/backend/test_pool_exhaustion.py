@@ -55,3 +55,44 @@ def test_a_row_locked_past_the_lock_timeout_is_a_503_not_a_hang(client: TestClie
         holder.rollback()
     assert r.status_code == 503, r.text
     assert r.json()["error"] == "server_busy" and "Retry-After" in r.headers
+
+
+def test_no_route_keeps_a_pooled_connection_from_one_thread_hop_to_the_next(app: Any) -> None:
+    """A connection kept between hops can wait for a thread while every thread waits for a connection:
+    300 concurrent requests then got 11 answers (tests/system/test_request_burst.py shows it live).
+    Every sync dependency and route that uses the request's session must commit before it returns."""
+    import inspect
+
+    from fastapi.routing import APIRoute
+    from perflab.deps import get_db
+
+    def uses_session(dependant: Any) -> bool:
+        return any(sub.call is get_db for sub in dependant.dependencies)
+
+    keeping: list[str] = []
+    checked = 0
+
+    def walk(dependant: Any, path: str) -> None:
+        nonlocal checked
+        for sub in dependant.dependencies:
+            if uses_session(sub):
+                checked += 1
+                if not getattr(sub.call, "releases_connection", False):
+                    keeping.append(f"{path}: dependency {sub.call.__name__}")
+            walk(sub, path)
+
+    def routes(container: Any) -> Any:
+        for route in container.routes:
+            if hasattr(route, "original_router"):  # an included router (FastAPI keeps it whole)
+                yield from routes(route.original_router)
+            elif isinstance(route, APIRoute):
+                yield route
+
+    for route in routes(app):
+        walk(route.dependant, route.path)
+        if uses_session(route.dependant) and not inspect.iscoroutinefunction(route.dependant.call):
+            checked += 1
+            if not getattr(route.dependant.call, "releases_connection", False):
+                keeping.append(f"{route.path}: route {route.name}")
+    assert checked > 100, f"only {checked} dependencies and routes use a session: is the walk still finding them?"
+    assert not keeping, keeping

@@ -5,10 +5,10 @@ from fastapi.responses import Response
 
 from perflab.artifacts import service
 from perflab.artifacts.download import download_headers
-from perflab.deps import PrincipalDep, SessionDep, check_project_access
+from perflab.deps import OneHopRoute, PrincipalDep, SessionDep, check_project_access
 from perflab.projects.models import Project
 
-router = APIRouter(tags=["artifacts"])
+router = APIRouter(tags=["artifacts"], route_class=OneHopRoute)
 
 @router.get("/api/artifacts/{artifact_id}/download")
 def download_artifact(artifact_id: int, principal: PrincipalDep, db: SessionDep) -> Response:

@@ -10,6 +10,7 @@ from perflab.deps import (
     SESSION_COOKIE,
     AdminUser,
     CurrentUser,
+    OneHopRoute,
     PrincipalDep,
     SessionDep,
 )
@@ -22,7 +23,7 @@ from perflab.ratelimit import (
     login_limiter,
 )
 
-router = APIRouter(prefix="/api/auth", tags=["auth"])
+router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=OneHopRoute)
 
 
 def _same_origin(request: Request) -> None:
@@ -92,7 +93,7 @@ def change_password(body: PasswordChange, principal: PrincipalDep, user: Current
     )
 
 
-users_router = APIRouter(prefix="/api/users", tags=["users"])
+users_router = APIRouter(prefix="/api/users", tags=["users"], route_class=OneHopRoute)
 
 
 @users_router.get("", response_model=list[UserRead])

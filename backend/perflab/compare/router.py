@@ -10,14 +10,15 @@ from fastapi.responses import PlainTextResponse, Response
 from perflab.compare import export, overlay, service
 from perflab.compare import selection as selecting
 from perflab.compare.schemas import CompareReply, OverlayReply
-from perflab.deps import ReadableProject, SessionDep
+from perflab.deps import OneHopRoute, ReadableProject, SessionDep, releases_connection
 
-router = APIRouter(tags=["compare"])
+router = APIRouter(tags=["compare"], route_class=OneHopRoute)
 
 Experiments = Annotated[list[str], Query(max_length=selecting.MAX_EXPERIMENTS,
                                          description="experiment names or ids, repeated")]
 
 
+@releases_connection
 def selection(
     project: ReadableProject, db: SessionDep, experiments: Experiments, baseline: str | None = None,
     include_invalid: Annotated[bool, Query(description="count invalid runs in medians and verdicts")] = False,

@@ -15,18 +15,20 @@ from perflab.decisions.schemas import (
 )
 from perflab.deps import (
     CurrentUser,
+    OneHopRoute,
     PrincipalDep,
     ReadableProject,
     SessionDep,
     WritableProject,
     check_project_access,
+    releases_connection,
     role_in,
 )
 from perflab.errors import Forbidden
 from perflab.experiments.router import ReadableExperiment
 from perflab.projects.models import Project
 
-router = APIRouter(tags=["decisions"])
+router = APIRouter(tags=["decisions"], route_class=OneHopRoute)
 
 
 def _project(db: SessionDep, decision: Decision) -> Project:
@@ -35,12 +37,14 @@ def _project(db: SessionDep, decision: Decision) -> Project:
     return project
 
 
+@releases_connection
 def readable_decision(decision_id: int, principal: PrincipalDep, db: SessionDep) -> Decision:
     decision = service.get_decision(db, decision_id=decision_id)
     check_project_access(principal, _project(db, decision), "read", missing=f"no decision {decision_id}")
     return decision
 
 
+@releases_connection
 def writable_decision(decision_id: int, principal: PrincipalDep, db: SessionDep) -> Decision:
     """A decision is its author's record: others may change it only as owners of the project (or admins)."""
     decision = service.get_decision(db, decision_id=decision_id)

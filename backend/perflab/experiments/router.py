@@ -7,12 +7,14 @@ from fastapi import APIRouter, Depends, Query
 
 from perflab.deps import (
     CurrentUser,
+    OneHopRoute,
     PrincipalDep,
     ReadableProject,
     SessionDep,
     WritableProject,
     check_project_access,
     project_by_id,
+    releases_connection,
 )
 from perflab.experiments import service
 from perflab.experiments.models import Experiment
@@ -27,9 +29,10 @@ from perflab.experiments.schemas import (
 from perflab.projects.models import Project
 from perflab.schemas_base import Page, PageSize
 
-router = APIRouter(tags=["experiments"])
+router = APIRouter(tags=["experiments"], route_class=OneHopRoute)
 
 
+@releases_connection
 def readable_experiment(experiment_id: int, principal: PrincipalDep, db: SessionDep) -> Experiment:
     exp = service.get_experiment(db, experiment_id=experiment_id)
     project = db.get(Project, exp.project_id)
@@ -38,6 +41,7 @@ def readable_experiment(experiment_id: int, principal: PrincipalDep, db: Session
     return exp
 
 
+@releases_connection
 def writable_experiment(experiment_id: int, principal: PrincipalDep, db: SessionDep) -> Experiment:
     exp = service.get_experiment(db, experiment_id=experiment_id)
     check_project_access(principal, project_by_id(db, exp.project_id), "write",

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from perflab.deps import SessionDep
+from perflab.deps import OneHopRoute, SessionDep
 from perflab.findings import service
 from perflab.findings.rules import RULES
 from perflab.findings.schemas import FindingRead, RunFindings
 from perflab.runs.router import ReadableRun
 
-router = APIRouter(tags=["findings"])
+router = APIRouter(tags=["findings"], route_class=OneHopRoute)
 
 
 @router.get("/api/runs/{run_id}/findings", response_model=RunFindings)

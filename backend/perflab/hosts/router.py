@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from perflab.deps import ReadableProject, SessionDep
+from perflab.deps import OneHopRoute, ReadableProject, SessionDep
 from perflab.hosts import service
 from perflab.hosts.schemas import HostRead
 
-router = APIRouter(tags=["hosts"])
+router = APIRouter(tags=["hosts"], route_class=OneHopRoute)
 
 
 @router.get("/api/projects/{slug}/hosts", response_model=list[HostRead])

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from perflab.deps import SessionDep, WritableProject
+from perflab.deps import OneHopRoute, SessionDep, WritableProject
 from perflab.imports import service
 from perflab.imports.schemas import (
     FilePreview,
@@ -12,7 +12,7 @@ from perflab.imports.schemas import (
     ImportResult,
 )
 
-router = APIRouter(tags=["imports"])
+router = APIRouter(tags=["imports"], route_class=OneHopRoute)
 
 
 @router.post("/api/projects/{slug}/imports/preview", response_model=ImportPreview)

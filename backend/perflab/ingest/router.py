@@ -13,7 +13,7 @@ from perflab import shutdown
 from perflab.artifacts import service as artifacts_service
 from perflab.config import get_settings
 from perflab.db import unit_of_work
-from perflab.deps import IngestToken, SessionDep
+from perflab.deps import IngestToken, OneHopRoute, SessionDep
 from perflab.experiments.models import Experiment
 from perflab.ingest import service
 from perflab.ingest.schemas import (
@@ -34,7 +34,7 @@ from perflab.ingest.schemas import (
 )
 from perflab.tokens.models import AgentToken
 
-router = APIRouter(tags=["agent"])
+router = APIRouter(tags=["agent"], route_class=OneHopRoute)
 
 POLL_MAX_S = 30
 
@@ -133,9 +133,12 @@ async def upload_artifact(
     role: Annotated[str, Query(max_length=64)] = "",
 ) -> ArtifactCreated:
     data = await request.body()
-    run = await run_in_threadpool(service.get_project_run, db, token=token, run_id=run_id)
-    row = await run_in_threadpool(
-        lambda: artifacts_service.store(db, project_id=run.project_id, run_id=run.id, kind=kind, name=name,
-                                        data=data, role=role)
-    )
-    return ArtifactCreated(artifact_id=row.id)
+
+    def store() -> int:
+        # One thread hop: a connection held between two would wait for a thread (see releases_connection).
+        run = service.get_project_run(db, token=token, run_id=run_id)
+        row = artifacts_service.store(db, project_id=run.project_id, run_id=run.id, kind=kind, name=name,
+                                      data=data, role=role)
+        return row.id
+
+    return ArtifactCreated(artifact_id=await run_in_threadpool(store))

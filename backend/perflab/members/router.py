@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from perflab.deps import CurrentUser, OwnedProject, PrincipalDep, ReadableProject, SessionDep, role_in
+from perflab.deps import CurrentUser, OneHopRoute, OwnedProject, PrincipalDep, ReadableProject, SessionDep, role_in
 from perflab.members import service
 from perflab.members.schemas import MemberAdd, MemberRead, MembersReply, MemberUpdate
 
-router = APIRouter(tags=["members"])
+router = APIRouter(tags=["members"], route_class=OneHopRoute)
 
 
 @router.get("/api/projects/{slug}/members", response_model=MembersReply)

@@ -7,21 +7,24 @@ from fastapi import APIRouter, Depends
 
 from perflab.deps import (
     CurrentUser,
+    OneHopRoute,
     PrincipalDep,
     ReadableProject,
     SessionDep,
     WritableProject,
     check_project_access,
     project_by_id,
+    releases_connection,
 )
 from perflab.notes import service
 from perflab.notes.models import Note
 from perflab.notes.schemas import NoteCreate, NoteRead, NoteUpdate
 from perflab.projects.models import Project
 
-router = APIRouter(tags=["notes"])
+router = APIRouter(tags=["notes"], route_class=OneHopRoute)
 
 
+@releases_connection
 def readable_note(note_id: int, principal: PrincipalDep, db: SessionDep) -> Note:
     note = service.get_note(db, note_id=note_id)
     project = db.get(Project, note.project_id)
@@ -30,6 +33,7 @@ def readable_note(note_id: int, principal: PrincipalDep, db: SessionDep) -> Note
     return note
 
 
+@releases_connection
 def writable_note(note_id: int, principal: PrincipalDep, db: SessionDep) -> Note:
     note = service.get_note(db, note_id=note_id)
     check_project_access(principal, project_by_id(db, note.project_id), "write", missing=f"no note {note_id}")

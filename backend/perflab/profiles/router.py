@@ -13,7 +13,14 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
 from perflab.artifacts.download import download_headers
-from perflab.deps import PrincipalDep, ReadableProject, SessionDep, check_project_access
+from perflab.deps import (
+    OneHopRoute,
+    PrincipalDep,
+    ReadableProject,
+    SessionDep,
+    check_project_access,
+    releases_connection,
+)
 from perflab.profiles import service
 from perflab.profiles.models import Profile
 from perflab.profiles.schemas import (
@@ -26,14 +33,16 @@ from perflab.profiles.schemas import (
 )
 from perflab.runs.router import ReadableRun, WritableRun
 
-router = APIRouter(tags=["profiles"])
+router = APIRouter(tags=["profiles"], route_class=OneHopRoute)
 
+@releases_connection
 def readable_profile(profile_id: str, principal: PrincipalDep, db: SessionDep) -> Profile:
     row = service.get_profile(db, profile_id=service.parse_profile_id(profile_id))
     check_project_access(principal, service.project_of(db, profile=row), "read")
     return row
 
 
+@releases_connection
 def readable_other(
     principal: PrincipalDep, db: SessionDep, other: Annotated[str, Query(description="the profile to compare with")]
 ) -> Profile:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from perflab.deps import CurrentUser, OwnedProject, ReadableProject, SessionDep
+from perflab.deps import CurrentUser, OneHopRoute, OwnedProject, ReadableProject, SessionDep
 from perflab.projects import service
 from perflab.projects.schemas import (
     ProjectCreate,
@@ -11,7 +11,7 @@ from perflab.projects.schemas import (
     ProjectUpdate,
 )
 
-router = APIRouter(prefix="/api/projects", tags=["projects"])
+router = APIRouter(prefix="/api/projects", tags=["projects"], route_class=OneHopRoute)
 
 
 @router.get("", response_model=list[ProjectListItem])

@@ -4,7 +4,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends
 
-from perflab.deps import PrincipalDep, ReadableProject, SessionDep, check_project_access
+from perflab.deps import (
+    OneHopRoute,
+    PrincipalDep,
+    ReadableProject,
+    SessionDep,
+    check_project_access,
+    releases_connection,
+)
 from perflab.experiments.router import ReadableExperiment
 from perflab.projects.models import Project
 from perflab.runs import service
@@ -21,9 +28,10 @@ from perflab.runs.schemas import (
 )
 from perflab.schemas_base import Page, PageSize
 
-router = APIRouter(tags=["runs"])
+router = APIRouter(tags=["runs"], route_class=OneHopRoute)
 
 
+@releases_connection
 def readable_run(run_id: str, principal: PrincipalDep, db: SessionDep) -> Run:
     run = service.get_run(db, run_id=service.parse_run_id(run_id))
     project = db.get(Project, run.project_id)
@@ -32,6 +40,7 @@ def readable_run(run_id: str, principal: PrincipalDep, db: SessionDep) -> Run:
     return run
 
 
+@releases_connection
 def writable_run(run_id: str, principal: PrincipalDep, db: SessionDep) -> Run:
     run = service.get_run(db, run_id=service.parse_run_id(run_id))
     project = db.get(Project, run.project_id)

@@ -14,7 +14,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from fastapi.routing import APIRoute
 
 from perflab.compare import export
 from perflab.compare import overlay as compare_overlay
@@ -24,12 +23,14 @@ from perflab.compare.schemas import CompareReply, OverlayReply
 from perflab.config import get_settings
 from perflab.deps import (
     CurrentUser,
+    OneHopRoute,
     PrincipalDep,
     ReadableProject,
     SessionDep,
     WritableProject,
     check_project_access,
     project_by_id,
+    releases_connection,
 )
 from perflab.errors import AppError, Forbidden
 from perflab.projects.models import Project
@@ -53,12 +54,13 @@ SHARE_HEADERS = {
     "X-Robots-Tag": "noindex, nofollow",
 }
 
-router = APIRouter(tags=["comparisons"])
+router = APIRouter(tags=["comparisons"], route_class=OneHopRoute)
 
 
 # -- saved comparisons (members) -----------------------------------------------------------------------
 
 
+@releases_connection
 def readable_comparison(short_id: str, principal: PrincipalDep, db: SessionDep) -> Comparison:
     comparison = service.get_comparison(db, short_id=short_id)
     project = db.get(Project, comparison.project_id)
@@ -67,6 +69,7 @@ def readable_comparison(short_id: str, principal: PrincipalDep, db: SessionDep) 
     return comparison
 
 
+@releases_connection
 def writable_comparison(short_id: str, principal: PrincipalDep, db: SessionDep) -> Comparison:
     comparison = service.get_comparison(db, short_id=short_id)
     check_project_access(principal, project_by_id(db, comparison.project_id), "write",
@@ -192,7 +195,7 @@ def revoke_share_link(link_id: int, principal: PrincipalDep, user: CurrentUser, 
 # -- the public share view ------------------------------------------------------------------------------
 
 
-class ShareRoute(APIRoute):
+class ShareRoute(OneHopRoute):
     """Adds the share headers to every response of the public routes, errors included."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:

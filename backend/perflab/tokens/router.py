@@ -4,14 +4,24 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends
 
-from perflab.deps import CurrentUser, OwnedProject, PrincipalDep, SessionDep, check_project_access, project_by_id
+from perflab.deps import (
+    CurrentUser,
+    OneHopRoute,
+    OwnedProject,
+    PrincipalDep,
+    SessionDep,
+    check_project_access,
+    project_by_id,
+    releases_connection,
+)
 from perflab.tokens import service
 from perflab.tokens.models import AgentToken
 from perflab.tokens.schemas import TokenCreate, TokenCreated, TokenRead
 
-router = APIRouter(tags=["tokens"])
+router = APIRouter(tags=["tokens"], route_class=OneHopRoute)
 
 
+@releases_connection
 def owned_token(token_id: int, principal: PrincipalDep, db: SessionDep) -> AgentToken:
     token = service.get_token(db, token_id=token_id)
     check_project_access(principal, project_by_id(db, token.project_id), "owner", missing=f"no token {token_id}")

@@ -4,11 +4,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from perflab.deps import ReadableProject, SessionDep
+from perflab.deps import OneHopRoute, ReadableProject, SessionDep
 from perflab.trends import changepoints, service
 from perflab.trends.schemas import TrendMetric, TrendReply
 
-router = APIRouter(tags=["trends"])
+router = APIRouter(tags=["trends"], route_class=OneHopRoute)
 
 
 @router.get("/api/projects/{slug}/trend/metrics", response_model=list[TrendMetric])
