@@ -244,7 +244,9 @@ def touch_row(session: Session, model: type[Base], *, row_id: Any, column: str, 
     candidate = (
         select(table.c.id)
         .where(table.c.id == row_id, col.is_(None) | (col < stamp - resolution))
-        .with_for_update(skip_locked=True)
+        # NO KEY UPDATE: FOR UPDATE would also block every insert referencing the row (a run_host
+        # or stream naming the host takes KEY SHARE), so joins queued behind whoever refreshed it.
+        .with_for_update(skip_locked=True, key_share=True)
         .scalar_subquery()
     )
     session.execute(update(table).where(table.c.id == candidate).values({column: stamp}))

@@ -8,6 +8,7 @@ import math
 import random
 import time
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -241,6 +242,37 @@ def test_poll_tells_a_daemon_about_waiting_and_ended_runs(app: Any, agent_token:
     assert proxy.c.get("/api/agent/poll", params={"agent_id": AGENT, "timeout": 0}).json()["runs"] == []
 
 
+
+
+def test_refreshing_a_hosts_last_seen_does_not_hold_up_a_join_of_that_host(app: Any, agent_token: str,
+                                                                          db_engine: Any) -> None:
+    """The refresh only changes a timestamp: it must lock the host row FOR NO KEY UPDATE. FOR UPDATE also
+    blocks every insert that references the host (run_host, stream), so each of 70 joins waited for the
+    transaction that happened to refresh last_seen_at."""
+    from perflab.db import new_session
+    from perflab.hosts.service import mark_seen
+    from perflab.runs.models import RunHost
+
+    proxy = Agent(app, agent_token)
+    host_id = proxy.hello().json()["host_id"]
+    run_id = _run(proxy)
+    with db_engine.begin() as conn:
+        conn.execute(text("UPDATE host SET last_seen_at = now() - interval '1 hour' WHERE id = :id"), {"id": host_id})
+    refreshing = new_session()
+    joining = new_session()
+    try:
+        mark_seen(refreshing, host_id=host_id)  # and its transaction stays open, as a busy request's would
+        joining.execute(text("SET LOCAL lock_timeout = '2s'"))
+        joining.add(RunHost(run_id=uuid.UUID(run_id), host_id=host_id, role="proxy", state="collecting",
+                            joined_at=datetime.now(UTC)))
+        joining.flush()  # before: LockNotAvailable after 2 s
+        joining.commit()
+        refreshing.commit()
+    finally:
+        joining.close()
+        refreshing.close()
+    seen = proxy.c.get(f"/api/agent/runs/{run_id}").json()
+    assert seen["missing_roles"] == [] and seen["hosts"][0]["state"] == "collecting"
 
 
 def test_poll_holds_its_answer_while_nothing_changed_for_the_daemon(app: Any, agent_token: str) -> None:
