@@ -69,7 +69,7 @@ def releases_connection(dependency: Callable[_P, _R]) -> Callable[_P, _R]:
                 value.commit()
         return result
 
-    released.releases_connection = True  # type: ignore[attr-defined]  # checked by tests/backend/test_hops.py
+    released.releases_connection = True  # type: ignore[attr-defined]  # checked by tests/backend/test_pool_exhaustion.py
     return released
 
 
