@@ -43,6 +43,9 @@ def run_data_many(session: Session, *, runs: Sequence[tuple[Run, str]]) -> dict[
         data.summaries.append((role, kind, payload))
         if kind == "sysctl":
             data.sysctl.update((payload or {}).get("values") or {})
+        elif kind == "host-facts":
+            # Facts an import read from cgroup files, nproc, lscpu...: the same keys as an agent's hello.
+            data.facts[role] = {**(payload or {}), **data.facts.get(role, {})}
     # Columns, not Series objects: a comparison reads hundreds of rows and the ORM's identity map
     # bookkeeping cost more than the query.
     for run_id, role, source, metric, key, labels, unit, stats in session.execute(
@@ -67,11 +70,16 @@ def run_data_many(session: Session, *, runs: Sequence[tuple[Run, str]]) -> dict[
             continue
         for k, v in values.items():
             data.sysctl.setdefault(k, v)
+    agents: set[tuple[uuid.UUID, str]] = set()
     for run_id, role, facts in session.execute(
         select(RunHost.run_id, RunHost.role, Host.facts).join(Host, Host.id == RunHost.host_id)
         .where(RunHost.run_id.in_(ids))
     ):
-        out[run_id].facts.setdefault(role, facts or {})
+        # The first agent of a role speaks for it; what it did not report, imported facts may fill in.
+        if (run_id, role) not in agents:
+            agents.add((run_id, role))
+            out[run_id].facts[role] = {**out[run_id].facts.get(role, {}),
+                                       **{k: v for k, v in (facts or {}).items() if v is not None}}
     return out
 
 
