@@ -33,6 +33,13 @@ def run_data(files: dict[str, Path | list[Path]], *, experiment: str = "exp", ro
                 data.configs.append((role, path.name, text))
                 continue
             parsed = parsers.parse(kind, text)
+            if kind == "strace":
+                from perflab.imports.analyse import setsockopt_options  # what an import adds to a strace log
+
+                parsed["setsockopt"] = setsockopt_options(text)
+            if kind == "pidstat":
+                data.summaries.append((role, "pidstat-averages", {"averages": parsed["averages"]}))
+                continue
             if kind == "vmstat":
                 samples = [s for s in parsed["samples"] if not s.get("since_boot")]
                 for metric in ("us", "sy", "st", "id"):
@@ -56,3 +63,13 @@ def capture(experiment: str, run: str = "run1") -> RunData:
     if (d / "nginx.conf").exists():
         files["config"] = d / "nginx.conf"
     return run_data(files, experiment=experiment)
+
+
+def profile_functions(path: Path, *, role: str = "proxy") -> dict[str, object]:
+    """A profile as the findings service loads it: its total and its function table (self, total)."""
+    from perflab.parsers.profiles import load_folded
+    from perflab.parsers.profiles.model import function_table
+
+    prof = load_folded(path.read_bytes(), unit="samples", name=path.name)
+    return {"role": role, "profile_id": path.stem, "name": path.name, "total": prof.total,
+            "functions": {r.name: {"self": r.self, "total": r.total} for r in function_table(prof)}}

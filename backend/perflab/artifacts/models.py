@@ -21,7 +21,7 @@ class Artifact(CreatedAt, Base):
         UUID(as_uuid=True), ForeignKey("run.id", ondelete="CASCADE"), index=True
     )
     role: Mapped[str] = mapped_column(String(64), default="")
-    # raw | config | sysctl | flamegraph | import | other
+    # raw | config | sysctl | flamegraph | import | attachment | other
     kind: Mapped[str] = mapped_column(String(32))
     # Display name only: never used to build a path.
     name: Mapped[str] = mapped_column(String(255))
@@ -30,3 +30,5 @@ class Artifact(CreatedAt, Base):
     sha256: Mapped[str] = mapped_column(String(64))
     # Server-generated storage key (a uuid4 hex): the only thing that reaches the filesystem.
     storage_key: Mapped[str] = mapped_column(String(64), unique=True)
+    # An attachment's reason for being kept unread ("not recognised: ..."), shown beside its download.
+    note: Mapped[str] = mapped_column(String(1000), default="", server_default="")

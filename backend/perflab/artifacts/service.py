@@ -12,7 +12,7 @@ from perflab.artifacts.models import Artifact
 from perflab.artifacts.storage import get_storage
 from perflab.errors import BadInput, NotFound
 
-KINDS = ("raw", "config", "sysctl", "flamegraph", "import", "other")
+KINDS = ("raw", "config", "sysctl", "flamegraph", "import", "attachment", "other")
 # Config and sysctl snapshots larger than this are not read as text (diffed, or read by findings rules).
 MAX_SNAPSHOT_BYTES = 1024 * 1024
 
@@ -27,14 +27,14 @@ def clean_name(name: str) -> str:
 
 def store(
     session: Session, *, project_id: int, run_id: uuid.UUID | None, kind: str, name: str, data: bytes,
-    role: str = "", content_type: str = "application/octet-stream",
+    role: str = "", content_type: str = "application/octet-stream", note: str = "",
 ) -> Artifact:
     if kind not in KINDS:
         raise BadInput(f"artifact kind must be one of {', '.join(KINDS)}")
     key, sha = get_storage().put(data)
     row = Artifact(
         project_id=project_id, run_id=run_id, role=role, kind=kind, name=clean_name(name),
-        content_type=content_type, size_bytes=len(data), sha256=sha, storage_key=key,
+        content_type=content_type, size_bytes=len(data), sha256=sha, storage_key=key, note=note[:1000],
     )
     session.add(row)
     session.flush()

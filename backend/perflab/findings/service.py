@@ -18,8 +18,9 @@ from perflab import parsers
 from perflab.artifacts import service as artifacts_service
 from perflab.artifacts.models import Artifact
 from perflab.experiments.models import Experiment
-from perflab.findings.rules import SEVERITY_ORDER, Finding, RunData, evaluate
+from perflab.findings.rules import PROFILE_FUNCTIONS, SEVERITY_ORDER, Finding, RunData, evaluate
 from perflab.hosts.models import Host
+from perflab.profiles.models import Profile, ProfileFunction
 from perflab.runs.models import Run, RunHost, Series, Summary
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,20 @@ def run_data_many(session: Session, *, runs: Sequence[tuple[Run, str]]) -> dict[
             continue
         for k, v in values.items():
             data.sysctl.setdefault(k, v)
+    profiles: dict[uuid.UUID, dict[str, Any]] = {}
+    for run_id, pid, role, name, total, fn, self_value, total_value in session.execute(
+        select(Profile.run_id, Profile.id, Profile.role, Profile.name, Profile.total, ProfileFunction.name,
+               ProfileFunction.self_value, ProfileFunction.total_value)
+        .join(ProfileFunction, ProfileFunction.profile_id == Profile.id)
+        .where(Profile.run_id.in_(ids), ProfileFunction.name.in_(sorted(PROFILE_FUNCTIONS)))
+        .order_by(Profile.created_at)
+    ):
+        entry = profiles.get(pid)
+        if entry is None:
+            entry = profiles[pid] = {"role": role, "profile_id": str(pid), "name": name, "total": total,
+                                     "functions": {}}
+            out[run_id].profiles.append(entry)
+        entry["functions"][fn] = {"self": self_value, "total": total_value}
     agents: set[tuple[uuid.UUID, str]] = set()
     for run_id, role, facts in session.execute(
         select(RunHost.run_id, RunHost.role, Host.facts).join(Host, Host.id == RunHost.host_id)

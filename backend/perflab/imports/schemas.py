@@ -38,6 +38,11 @@ class FilePreview(BaseModel):
     end_line: int | None = None
     excerpt: list[str] = Field(default_factory=list)
     imported: bool = True
+    # Not read, kept as an attachment of the run (downloadable from the run page), and why.
+    attachment: bool = False
+    note: str | None = None
+    # Once imported: the attachment holding it.
+    attachment_id: int | None = None
 
 
 class ImportPreview(BaseModel):
@@ -55,3 +60,15 @@ class ImportResult(BaseModel):
     duplicate: bool
     experiment_id: int
     files: list[FilePreview]
+
+
+class AttachmentRead(BaseModel):
+    """A file (or part of a paste) an import kept without reading it, with the reason."""
+
+    id: int
+    name: str
+    role: str
+    size_bytes: int
+    content_type: str
+    note: str
+    download_url: str

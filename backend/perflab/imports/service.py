@@ -9,154 +9,29 @@ times and the samples.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import re
 import uuid
-import zlib
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from perflab import parsers
 from perflab.artifacts import service as artifacts_service
-from perflab.errors import BadInput, PayloadTooLarge
+from perflab.errors import BadInput
 from perflab.experiments import service as experiments_service
+from perflab.hosts import imported as host_facts
+from perflab.imports.analyse import CONFIG_KIND, FACTS_KIND, Analysed, analyse_all, decode, imported, preview
 from perflab.imports.schemas import ImportFile
 from perflab.ingest import pipeline
-from perflab.parsers.split import split
 from perflab.projects.models import Project
 from perflab.runs.models import RawChunk, Run, Stream, Summary
 
-MAX_TEXT_BYTES = 256 * 1024 * 1024
 IMPORT_AGENT = "import"
-DEFAULT_ROLES = {"wrk": "loadgen"}
-
-
-def decode(file: ImportFile) -> str:
-    if file.encoding == "base64":
-        try:
-            raw = base64.b64decode(file.content, validate=True)
-        except (binascii.Error, ValueError):
-            raise BadInput(f"{file.name}: content is not valid base64") from None
-    else:
-        raw = file.content.encode("utf-8", "surrogatepass")
-    if raw[:2] == b"\x1f\x8b":
-        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            raw = d.decompress(raw, MAX_TEXT_BYTES + 1)
-        except zlib.error as exc:
-            raise BadInput(f"{file.name}: corrupt gzip data ({exc})") from None
-        if len(raw) > MAX_TEXT_BYTES:
-            raise PayloadTooLarge(f"{file.name}: more than {MAX_TEXT_BYTES} bytes once decompressed")
-    if b"\0" in raw[:65536]:
-        raise BadInput(f"{file.name}: this is binary data, not the text output of a tool")
-    return raw.decode("utf-8", "replace")
-
-
-def _preview_values(kind: str, data: dict[str, Any]) -> dict[str, Any]:
-    if kind == "wrk":
-        return {k: data.get(k) for k in ("requests_per_sec", "requests", "non_2xx_3xx")} | {
-            "latency_p99_ms": (data.get("latency_percentiles_ms") or {}).get("99"),
-            "latency_avg_ms": (data.get("latency_ms") or {}).get("avg"),
-        }
-    if kind == "vmstat":
-        samples = data.get("samples") or []
-        return {"samples": len(samples), "columns": data.get("columns")}
-    if kind == "pidstat":
-        return {"samples": len(data.get("samples") or []), "averages": len(data.get("averages") or [])}
-    if kind == "strace-c":
-        top = sorted(data.get("syscalls") or [], key=lambda s: -(s.get("seconds") or 0))[:3]
-        return {"syscalls": len(data.get("syscalls") or []), "top": [s.get("syscall") for s in top],
-                "total_calls": (data.get("total") or {}).get("calls")}
-    return {"keys": sorted(data)[:10]}
-
-
-Analysed = tuple[str, dict[str, Any] | None, dict[str, Any], pipeline.LineParse | None]
-
-
-def _parse_part(file: ImportFile, kind: str, text: str, offset: int) -> Analysed:
-    """(text, parsed JSON or None, preview, the line parse of a streaming kind) of one tool's output;
-    parse errors go in the preview."""
-    kept = None
-    try:
-        streaming = parsers.detect(text) if kind == "auto" else kind
-        if streaming in pipeline.STREAMING:
-            # Parsed line by line once; the import reuses the lines' records instead of parsing again.
-            kept = pipeline.LineParse(streaming, text)
-            data = kept.doc if kind != "auto" else {"kind": streaming, **kept.doc}
-        else:
-            data = parsers.parse(kind, text)
-    except parsers.ParseError as exc:
-        detected = parsers.detect(text) if kind == "auto" else kind
-        # Lines are counted in the file the user gave, not in the part.
-        error = str(exc) if exc.line is None else f"line {exc.line + offset}: {exc.message}"
-        return text, None, {"name": file.name, "kind": detected, "ok": False, "error": error,
-                            "role": file.role or DEFAULT_ROLES.get(detected or "", "target")}, None
-    if kind == "auto":
-        kind = str(data.get("kind"))
-    role = file.role or DEFAULT_ROLES.get(kind, "target")
-    return text, data, {"name": file.name, "kind": kind, "ok": True, "role": role,
-                        "warnings": list(data.get("warnings", [])), "preview": _preview_values(kind, data)}, kept
-
-
-# A config file (nginx.conf, ...) is no tool output: it is kept as a snapshot, diffed in comparisons and read
-# by the findings rules (proxy_buffers, worker_processes).
-CONFIG_KIND = "config"
-
-
-def _looks_like_config(text: str) -> bool:
-    from perflab.compare import configs
-
-    return configs.looks_like_nginx(text)
-
-
-def _config(file: ImportFile, text: str) -> Analysed:
-    from perflab.compare import configs
-
-    nginx = configs.looks_like_nginx(text)
-    count = len(configs.nginx_directives(text) if nginx else configs.key_values(text))
-    data: dict[str, Any] = {"format": "nginx" if nginx else "key-value", "directives": count, "warnings": []}
-    total = len(text.splitlines())
-    return text, data, {"name": file.name, "kind": CONFIG_KIND, "ok": True, "role": file.role or "target",
-                        "warnings": [], "preview": {"format": data["format"], "directives": count},
-                        "start_line": 1 if total else None, "end_line": total or None}, None
-
-
-def analyse(file: ImportFile) -> tuple[str, list[Analysed]]:
-    """The file's text and one (text, parsed JSON or None, preview) per tool output the file holds: a paste of wrk's
-    summary followed by a strace -c table is two parts, and lines no parser knows are a part too
-    (reported, not imported), so nothing disappears silently."""
-    text = decode(file)
-    kind = file.kind
-    if kind != "auto" and kind != CONFIG_KIND and kind not in parsers.KINDS:
-        raise BadInput(f"{file.name}: unknown kind {kind!r}; use one of {', '.join(parsers.KINDS)},"
-                       f" {CONFIG_KIND} or auto")
-    if kind == CONFIG_KIND or (kind == "auto" and parsers.detect(text) is None and _looks_like_config(text)):
-        return text, [_config(file, text)]
-    parts = split(text) if kind == "auto" else []
-    if len(parts) <= 1:
-        one = _parse_part(file, kind, text, 0)
-        total = len(text.splitlines())
-        one[2].update(start_line=1 if total else None, end_line=total or None)
-        return text, [one]
-    out: list[Analysed] = []
-    for part in parts:
-        if part["kind"] is None:
-            info = {"name": file.name, "kind": None, "ok": True, "imported": False,
-                    "role": file.role or "target", "warnings": part["warnings"]}
-            out.append((part["text"], None, info, None))
-        else:
-            out.append(_parse_part(file, part["kind"], part["text"], part["start_line"] - 1))
-        out[-1][2].update(start_line=part["start_line"], end_line=part["end_line"], excerpt=part["preview"])
-    return text, out
-
-
-def preview(files: list[ImportFile]) -> list[dict[str, Any]]:
-    return [a[2] for f in files for a in analyse(f)[1]]
+# Re-exported: callers and tests read these from the service.
+__all__ = ["CONFIG_KIND", "content_hash", "data_times", "decode", "import_run", "preview", "run_window"]
 
 
 def content_hash(files: list[ImportFile], experiment: str) -> str:
@@ -276,18 +151,57 @@ def _add_stream(session: Session, *, run: Run, name: str, source: str, role: str
     return stream
 
 
+def _attach(session: Session, *, project: Project, run: Run, file: ImportFile, content: str | bytes | None,
+            parts: list[Analysed]) -> None:
+    """Keep what was not read as attachments of the run, each with its note: the whole file when nothing
+    in it was read, else each part no parser read (the file as given is kept whole beside them)."""
+    if content is None:
+        return  # not even decodable: its note says why, there is nothing to keep
+    if not any(imported(p[2]) for p in parts) and not any(p[2].get("kind") == CONFIG_KIND for p in parts):
+        info = parts[0][2]
+        note = info["note"] if len(parts) == 1 else "; ".join(
+            f"lines {p[2].get('start_line')}-{p[2].get('end_line')}: {p[2]['note']}" for p in parts)
+        data = content if isinstance(content, bytes) else content.encode()
+        row = artifacts_service.store(
+            session, project_id=project.id, run_id=run.id, kind="attachment", name=file.name, data=data,
+            role=file.role or info["role"], note=note,
+            content_type="application/octet-stream" if isinstance(content, bytes) else "text/plain; charset=utf-8")
+        for p in parts:
+            p[2]["attachment_id"] = row.id
+        return
+    for text, _, info, _ in parts:
+        if info.get("attachment"):
+            name = f"{file.name} (lines {info.get('start_line')}-{info.get('end_line')})"
+            row = artifacts_service.store(session, project_id=project.id, run_id=run.id, kind="attachment",
+                                          name=name, data=text.encode(), role=info["role"], note=info["note"],
+                                          content_type="text/plain; charset=utf-8")
+            info["attachment_id"] = row.id
+
+
+def _store_facts(session: Session, *, run: Run, facts: dict[str, list[dict[str, Any]]]) -> None:
+    """One host-facts summary per role, merged from every file that told something about that host."""
+    for role, parts in facts.items():
+        merged = host_facts.merge([{k: v for k, v in p.items() if k not in ("sources", "warnings")} for p in parts])
+        merged["sources"] = [s for p in parts for s in p.get("sources", [])]
+        session.add(Summary(run_id=run.id, role=role, kind=FACTS_KIND, data=merged, warnings=[]))
+
+
 def import_run(
     session: Session, *, project: Project, experiment: str, label: str, hypothesis: str, files: list[ImportFile]
 ) -> dict[str, Any]:
     digest = content_hash(files, experiment)
     existing = session.scalar(select(Run).where(Run.project_id == project.id, Run.content_hash == digest))
-    analysed = [analyse(f) for f in files]
+    analysed = analyse_all(files)
     infos = [a[2] for _, parts in analysed for a in parts]
     if existing is not None:
         return {"run": existing, "duplicate": True, "files": infos}
-    failed = [i for i in infos if not i["ok"]]
-    if failed:
-        names = "; ".join(f"{p['name']}: {p['error']}" for p in failed)
+    if not any(imported(i) for i in infos):
+        # Nothing at all to read: a run of attachments only would be an empty run. Name every problem.
+        split_files = {n for n, c in Counter(i["name"] for i in infos).items() if c > 1}
+        names = "; ".join(
+            i["name"] + (f" (lines {i['start_line']}-{i['end_line']})" if i["name"] in split_files else "")
+            + f": {i.get('error') or 'not recognised: no parser knows this output (name its kind to read it)'}"
+            for i in infos)
         raise BadInput(f"nothing was imported: {names}")
     exp = experiments_service.get_or_create(session, project=project, name=experiment, hypothesis=hypothesis)
     times = {id(a): data_times(a[2]["kind"], a[1]) for _, parts in analysed for a in parts if a[1] is not None}
@@ -298,23 +212,31 @@ def import_run(
     session.add(run)
     session.flush()
     used: set[str] = set()
+    facts: dict[str, list[dict[str, Any]]] = {}
     for file, (whole, parts) in zip(files, analysed, strict=True):
+        _attach(session, project=project, run=run, file=file, content=whole, parts=parts)
+        if not any(imported(p[2]) for p in parts):
+            continue
         # The file as given is the raw truth, kept once: when it is one tool's output, the stream's raw
         # chunk (or the sysctl artifact) already holds it verbatim; otherwise it is stored as given.
         only = parts[0][2]["kind"] if len(parts) == 1 else None
         if only not in pipeline.STREAMING and only not in pipeline.ONE_SHOT and only not in ("sysctl", CONFIG_KIND):
             role_of_file = file.role or parts[0][2]["role"]
             artifacts_service.store(session, project_id=project.id, run_id=run.id, kind="import", name=file.name,
-                                    data=whole.encode(), role=role_of_file, content_type="text/plain; charset=utf-8")
+                                    data=str(whole).encode(), role=role_of_file,
+                                    content_type="text/plain; charset=utf-8")
         for part in parts:
             text, data, info, kept = part
-            if data is None:
-                continue  # an unrecognised part: reported in its warnings, kept in the artifact
+            if data is None or not imported(info):
+                continue  # kept as an attachment, with its note
             kind, role = info["kind"], info["role"]
             if kind == CONFIG_KIND:
                 artifacts_service.store(session, project_id=project.id, run_id=run.id, kind="config",
                                         name=file.name, data=text.encode(), role=role,
                                         content_type="text/plain; charset=utf-8")
+                continue
+            if kind == FACTS_KIND:
+                facts.setdefault(role, []).append(data)
                 continue
             name = f"{kind}:{file.name}"
             while name in used:
@@ -331,12 +253,12 @@ def import_run(
                 if kind == "sysctl":
                     artifacts_service.store(session, project_id=project.id, run_id=run.id, kind="sysctl",
                                             name=file.name, data=text.encode(), role=role)
+    _store_facts(session, run=run, facts=facts)
     warnings = [f"{i['name']}: {w}" for i in infos for w in i.get("warnings", [])]
-    if warnings or time_notes:
-        run.status_reasons = (time_notes + warnings)[:50]
+    notes = [f"{i['name']}: {i['note']}" for i in infos if i.get("attachment") and i.get("note")]
+    if warnings or time_notes or notes:
+        run.status_reasons = (time_notes + notes + warnings)[:50]
     if exp.status == "planned":
         exp.status = "done"
     session.flush()
     return {"run": run, "duplicate": False, "files": infos}
-
-

@@ -7,14 +7,14 @@ generated README and of findings of equal severity. A new family is a module her
 
 from __future__ import annotations
 
-from perflab.findings.rules import cpu, errors, loadgen, proxy, sockets
-from perflab.findings.rules.base import RULES, SEVERITY_ORDER, Evidence, Finding, Rule, RunData
+from perflab.findings.rules import cpu, errors, loadgen, network, nginx, proxy, sockets, workers
+from perflab.findings.rules.base import PROFILE_FUNCTIONS, RULES, SEVERITY_ORDER, Evidence, Finding, Rule, RunData
 
 # Importing a module registers its rules; this order (not the import's) is the README's.
-FAMILIES = (errors, proxy, sockets, loadgen, cpu)
+FAMILIES = (errors, proxy, sockets, loadgen, cpu, workers, nginx, network)
 RULES.sort(key=lambda r: [m.__name__ for m in FAMILIES].index(r.check.__module__))
 
-__all__ = ["RULES", "SEVERITY_ORDER", "Evidence", "Finding", "Rule", "RunData", "evaluate"]
+__all__ = ["PROFILE_FUNCTIONS", "RULES", "SEVERITY_ORDER", "Evidence", "Finding", "Rule", "RunData", "evaluate"]
 
 
 def evaluate(data: RunData) -> list[Finding]:

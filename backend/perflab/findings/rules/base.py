@@ -47,8 +47,12 @@ class RunData:
     sysctl: dict[str, str] = field(default_factory=dict)
     # (role, file name, text) of config snapshots (nginx.conf ...)
     configs: list[tuple[str, str, str]] = field(default_factory=list)
-    # role -> host facts from the agent's hello (cpus_online, cgroup_cpu_limit, ...)
+    # role -> host facts from the agent's hello (cpus_online, cgroup_cpu_limit, ...), or read by an import
+    # from cgroup files, nproc, lscpu (a "host-facts" summary)
     facts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # CPU profiles: {"role", "profile_id", "name", "total", "functions": {name: {"self", "total"}}}, only the
+    # functions some rule looks for (PROFILE_FUNCTIONS), so a run's findings never read a whole profile.
+    profiles: list[dict[str, Any]] = field(default_factory=list)
 
     def all(self, kind: str) -> list[tuple[str, dict[str, Any]]]:
         return [(role, data) for role, k, data in self.summaries if k == kind]
@@ -84,6 +88,24 @@ class RunData:
             if configs.looks_like_nginx(text):
                 return role, name, configs.nginx_directives(text)
         return None
+
+
+    def nginx_values(self, directive: str) -> list[str]:
+        """Every value of one nginx directive in the first nginx config, in any context."""
+        nginx = self.nginx()
+        if nginx is None:
+            return []
+        return [v for (_, name), value in nginx[2].items() if name == directive for v in value.split(" | ")]
+
+    def role_facts(self, role: str | None = None) -> tuple[str, dict[str, Any]] | None:
+        """(role, facts) of this role, else of the only (or first) host with facts."""
+        if role is not None and self.facts.get(role):
+            return role, self.facts[role]
+        return next(((r, f) for r, f in self.facts.items() if f), None)
+
+
+# Functions the rules look for in profiles (the service loads only these rows of a profile's function table).
+PROFILE_FUNCTIONS: set[str] = set()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,324 @@
+"""What an import holds, before anything is stored: each file (or each part of a paste) read by its kind,
+or kept as an attachment with a note saying why it was not read.
+
+Files are read together because they inform each other: an nginx.conf names the ``log_format`` its
+``access_log`` writes, which is how an access log in a custom format is read. Preview and import run
+this same analysis, so what the preview says is what the import does.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import re
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from perflab import parsers
+from perflab.errors import BadInput, PayloadTooLarge
+from perflab.hosts import imported as host_facts
+from perflab.imports.schemas import ImportFile
+from perflab.ingest import pipeline
+from perflab.parsers.split import split
+
+MAX_TEXT_BYTES = 256 * 1024 * 1024
+DEFAULT_ROLES = {"wrk": "loadgen"}
+# A config file (nginx.conf, ...) is no tool output: it is kept as a snapshot, diffed in comparisons and read
+# by the findings rules (proxy_buffers, worker_processes).
+CONFIG_KIND = "config"
+# cgroup files, nproc, getconf, lscpu, /proc/cpuinfo: stored as the run's host facts for their role.
+FACTS_KIND = "host-facts"
+# Part kinds a transcript splitter may give to unknown commands' output.
+UNKNOWN_KINDS = (None, "unknown")
+# ingress-nginx's default format (its controller's nginx.conf template): read without a config.
+UPSTREAMINFO = (
+    "log_format upstreaminfo '$remote_addr - $remote_user [$time_local] \"$request\" '"
+    " '$status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" '"
+    " '$request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] '"
+    " '$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id';"
+)
+# A format fits a log when this share of its lines match.
+FORMAT_FIT = 0.9
+
+Analysed = tuple[str, dict[str, Any] | None, dict[str, Any], pipeline.LineParse | None]
+
+
+def decode_bytes(file: ImportFile) -> bytes:
+    if file.encoding == "base64":
+        try:
+            raw = base64.b64decode(file.content, validate=True)
+        except (binascii.Error, ValueError):
+            raise BadInput(f"{file.name}: content is not valid base64") from None
+    else:
+        raw = file.content.encode("utf-8", "surrogatepass")
+    if raw[:2] == b"\x1f\x8b":
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            raw = d.decompress(raw, MAX_TEXT_BYTES + 1)
+        except zlib.error as exc:
+            raise BadInput(f"{file.name}: corrupt gzip data ({exc})") from None
+        if len(raw) > MAX_TEXT_BYTES:
+            raise PayloadTooLarge(f"{file.name}: more than {MAX_TEXT_BYTES} bytes once decompressed")
+    return raw
+
+
+def decode(file: ImportFile) -> str:
+    raw = decode_bytes(file)
+    if b"\0" in raw[:65536]:
+        raise BadInput(f"{file.name}: this is binary data, not the text output of a tool")
+    return raw.decode("utf-8", "replace")
+
+
+# -- nginx: configs and the log formats they name ------------------------------------------------------
+
+_BLOCK = re.compile(r"^\s*(?:http|events|server|stream|upstream\s+\S+|location\s[^{]*|map\s[^{]*)\s*\{", re.MULTILINE)
+_LOG_FORMAT = re.compile(r"(?<![\w$])log_format\s+(\w+)\s+((?:escape=\S+\s+)?(?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\s)+);")
+_ACCESS_LOG = re.compile(r"(?<![\w$])access_log\s+([^;]*);")
+
+
+def _uncommented(text: str) -> str:
+    # A '#' inside a quoted format string is no comment; log formats rarely hold one, configs often do.
+    return "\n".join(ln if ln.lstrip().startswith("log_format") else ln.split("#", 1)[0] for ln in text.splitlines())
+
+
+@dataclass
+class NginxFormats:
+    """The log formats of the import's nginx configs, and which the `access_log` lines write."""
+
+    formats: dict[str, str] = field(default_factory=dict)  # name -> the whole `log_format ...;` directive
+    # (log file base name, format name) of each access_log line, in file order
+    access_logs: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, text: str) -> None:
+        clean = _uncommented(text)
+        for m in _LOG_FORMAT.finditer(clean):
+            self.formats.setdefault(m.group(1), f"log_format {m.group(1)} {' '.join(m.group(2).split())};")
+        for m in _ACCESS_LOG.finditer(clean):
+            args = m.group(1).split()
+            if not args or args[0] == "off":
+                continue
+            name = args[1] if len(args) > 1 and "=" not in args[1] else "combined"
+            self.access_logs.append((os.path.basename(args[0]), name))
+
+    def candidates(self, file_name: str) -> list[tuple[str, str | None]]:
+        """(format name, directive or None for the parser's combined default) to try on a log, best first:
+        the format of an access_log writing a file of this name, then the other access_log formats, then
+        ingress-nginx's upstreaminfo, then combined/common."""
+        names = [n for f, n in self.access_logs if f == os.path.basename(file_name)]
+        names += [n for _, n in self.access_logs] + list(self.formats)
+        out: list[tuple[str, str | None]] = []
+        for name in dict.fromkeys(names):
+            if name in self.formats:
+                out.append((name, self.formats[name]))
+        if "upstreaminfo" not in self.formats:
+            out.append(("upstreaminfo", UPSTREAMINFO))
+        out.append(("combined", None))
+        return out
+
+
+def _fits(data: dict[str, Any]) -> bool:
+    requests, skipped = int(data.get("requests") or 0), int(data.get("skipped") or 0)
+    return requests > 0 and requests >= FORMAT_FIT * (requests + skipped)
+
+
+def parse_access_log(text: str, name: str, nginx: NginxFormats) -> dict[str, Any] | None:
+    """An access log read with the first candidate format that fits its lines; None when none does."""
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    if first.lstrip().startswith("log_format"):
+        return None  # the log carries its own format: the parser reads it so
+    for fmt_name, directive in nginx.candidates(name):
+        try:
+            data = parsers.parse("nginx-access", text, log_format=directive)
+        except parsers.ParseError:
+            continue
+        if _fits(data):
+            if directive is not None:
+                data["warnings"] = [f"read with log_format {fmt_name}"
+                                    + (" from the nginx.conf of this import" if fmt_name in nginx.formats else
+                                       " (ingress-nginx's default)"), *data.get("warnings", [])]
+            return data
+    return None
+
+
+_SETSOCKOPT = re.compile(r"setsockopt\(\d+, (?:SOL_TCP|IPPROTO_TCP), (TCP_[A-Z_]+), \[(-?\d+)\]")
+
+
+def setsockopt_options(text: str) -> dict[str, dict[str, int]]:
+    """TCP socket options a strace log shows set ({"TCP_CORK": {"1": 2908, "0": 2908}}): whether nginx
+    corks its responses (tcp_nopush) or sends ACKs at once (quickack). The strace parser keeps no
+    arguments, so the import reads these from the text."""
+    out: dict[str, dict[str, int]] = {}
+    for m in _SETSOCKOPT.finditer(text):
+        values = out.setdefault(m.group(1), {})
+        values[m.group(2)] = values.get(m.group(2), 0) + 1
+    return out
+
+
+# -- one file -------------------------------------------------------------------------------------------
+
+
+def _preview_values(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    if kind == "wrk":
+        return {k: data.get(k) for k in ("requests_per_sec", "requests", "non_2xx_3xx")} | {
+            "latency_p99_ms": (data.get("latency_percentiles_ms") or {}).get("99"),
+            "latency_avg_ms": (data.get("latency_ms") or {}).get("avg"),
+        }
+    if kind == "vmstat":
+        samples = data.get("samples") or []
+        return {"samples": len(samples), "columns": data.get("columns")}
+    if kind == "pidstat":
+        return {"samples": len(data.get("samples") or []), "averages": len(data.get("averages") or [])}
+    if kind == "strace-c":
+        top = sorted(data.get("syscalls") or [], key=lambda s: -(s.get("seconds") or 0))[:3]
+        return {"syscalls": len(data.get("syscalls") or []), "top": [s.get("syscall") for s in top],
+                "total_calls": (data.get("total") or {}).get("calls")}
+    if kind == "nginx-access":
+        return {"format": data.get("format"), "requests": data.get("requests"), "skipped": data.get("skipped")}
+    if kind == FACTS_KIND:
+        return {k: v for k, v in data.items() if k != "warnings"}
+    return {"keys": sorted(data)[:10]}
+
+
+def _ok(file: ImportFile, kind: str, data: dict[str, Any], role: str | None = None) -> dict[str, Any]:
+    return {"name": file.name, "kind": kind, "ok": True, "role": role or file.role or DEFAULT_ROLES.get(kind, "target"),
+            "warnings": list(data.get("warnings", [])), "preview": _preview_values(kind, data)}
+
+
+def kept(file: ImportFile, note: str, *, kind: str | None = None, error: str | None = None) -> dict[str, Any]:
+    """The preview of a file or part kept as an attachment of the run, unread."""
+    info: dict[str, Any] = {"name": file.name, "kind": kind, "ok": error is None, "role": file.role or "target",
+                            "warnings": [], "imported": False, "attachment": True, "note": note}
+    if error is not None:
+        info["error"] = error
+    return info
+
+
+NOT_RECOGNISED = ("not recognised: no parser knows this output; kept as an attachment of the run "
+                  "(name its kind to read it)")
+
+
+def _parse_part(file: ImportFile, kind: str, text: str, offset: int, nginx: NginxFormats, name: str) -> Analysed:
+    """(text, parsed JSON or None, preview, the line parse of a streaming kind) of one tool's output; what no
+    parser reads, or a parser refuses, is kept as an attachment with the reason."""
+    detected = parsers.detect(text) if kind == "auto" else kind
+    if kind == "auto" and detected in (None, "nginx-access"):
+        access = parse_access_log(text, name, nginx)
+        if access is not None:
+            return text, access, _ok(file, "nginx-access", access), None
+    if kind == "auto" and detected is None:
+        facts = host_facts.from_file(name, text)
+        if facts is not None:
+            facts["sources"] = [name]
+            return text, facts, _ok(file, FACTS_KIND, facts), None
+        return text, None, kept(file, NOT_RECOGNISED), None
+    line_parse = None
+    try:
+        if detected in pipeline.STREAMING:
+            # Parsed line by line once; the import reuses the lines' records instead of parsing again.
+            line_parse = pipeline.LineParse(str(detected), text)
+            data = line_parse.doc
+        else:
+            data = parsers.parse(str(detected), text)
+            if detected == "strace" and "setsockopt" in text:
+                data["setsockopt"] = setsockopt_options(text)
+    except parsers.ParseError as exc:
+        # Lines are counted in the file the user gave, not in the part.
+        error = str(exc) if exc.line is None else f"line {exc.line + offset}: {exc.message}"
+        info = kept(file, f"not read as {detected}: {error}; kept as an attachment of the run", kind=detected,
+                    error=error)
+        info["role"] = file.role or DEFAULT_ROLES.get(detected or "", "target")
+        return text, None, info, None
+    return text, data, _ok(file, str(detected), data), line_parse
+
+
+def _config(file: ImportFile, text: str) -> Analysed:
+    from perflab.compare import configs
+
+    nginx = configs.looks_like_nginx(text) or _BLOCK.search(text[:1 << 20]) is not None
+    count = len(configs.nginx_directives(text) if nginx else configs.key_values(text))
+    data: dict[str, Any] = {"format": "nginx" if nginx else "key-value", "directives": count, "warnings": []}
+    total = len(text.splitlines())
+    return text, data, {"name": file.name, "kind": CONFIG_KIND, "ok": True, "role": file.role or "target",
+                        "warnings": [], "preview": {"format": data["format"], "directives": count},
+                        "start_line": 1 if total else None, "end_line": total or None}, None
+
+
+def _part_name(file: ImportFile, part: dict[str, Any]) -> str:
+    """What names a part's content: the command or path a transcript shows, else the file's name."""
+    for key in ("path", "command"):
+        value = part.get(key)
+        if isinstance(value, str) and value.strip():
+            words = value.split()
+            return words[-1] if words[0] in ("cat", "head", "tail", "sudo") else value
+    return file.name
+
+
+def analyse(file: ImportFile, nginx: NginxFormats | None = None) -> tuple[str | bytes | None, list[Analysed]]:
+    """The file's content and one (text, parsed JSON or None, preview, line parse) per tool output it holds:
+    a paste of wrk's summary followed by a strace -c table is two parts; lines no parser knows are a part too,
+    kept as an attachment. Content is text, or bytes when the file is binary (kept as it is), or None when it
+    could not even be decoded."""
+    nginx = nginx or NginxFormats()
+    kind = file.kind
+    if kind != "auto" and kind != CONFIG_KIND and kind not in parsers.KINDS:
+        raise BadInput(f"{file.name}: unknown kind {kind!r}; use one of {', '.join(parsers.KINDS)},"
+                       f" {CONFIG_KIND} or auto")
+    try:
+        raw = decode_bytes(file)
+    except BadInput as exc:
+        return None, [(file.content, None, kept(file, str(exc), error=str(exc)) | {"attachment": False}, None)]
+    if b"\0" in raw[:65536]:
+        problem = "binary data, not the text output of a tool"
+        return raw, [("", None, kept(file, f"{problem}: kept as an attachment of the run", error=problem), None)]
+    text = raw.decode("utf-8", "replace")
+    parts = split(text) if kind == "auto" else []
+    if kind == CONFIG_KIND or (kind == "auto" and _is_config(text, parts)):
+        return text, [_config(file, text)]
+    if len(parts) <= 1:
+        one = _parse_part(file, kind, text, 0, nginx, file.name)
+        total = len(text.splitlines())
+        one[2].update(start_line=1 if total else None, end_line=total or None)
+        if not text.strip():
+            one[2].update(ok=False, error="the file is empty", attachment=False, note="the file is empty")
+        return text, [one]
+    out: list[Analysed] = []
+    for part in parts:
+        if part["kind"] in UNKNOWN_KINDS:
+            out.append(_parse_part(file, "auto", part["text"], part["start_line"] - 1, nginx, _part_name(file, part)))
+            out[-1][2]["warnings"] = list(part["warnings"]) + out[-1][2]["warnings"]
+        else:
+            out.append(_parse_part(file, part["kind"], part["text"], part["start_line"] - 1, nginx, file.name))
+        out[-1][2].update(start_line=part["start_line"], end_line=part["end_line"], excerpt=part["preview"])
+    return text, out
+
+
+def _is_config(text: str, parts: list[dict[str, Any]]) -> bool:
+    """A config file as a whole: nginx blocks, unless the text is a paste holding tool outputs too (its
+    `log_format` lines read as an access log do not count)."""
+    from perflab.compare import configs
+
+    if _BLOCK.search(text[:1 << 20]):
+        return not any(p["kind"] not in (*UNKNOWN_KINDS, "nginx-access") for p in parts)
+    # A perf stat -j line is `{...}` too: a text some parser reads is not taken for a config.
+    return parsers.detect(text) is None and configs.looks_like_nginx(text)
+
+
+def analyse_all(files: list[ImportFile]) -> list[tuple[str | bytes | None, list[Analysed]]]:
+    """Every file, read with what the others say (the log formats of an nginx.conf beside an access log)."""
+    nginx = NginxFormats()
+    for f in files:
+        readable = f.kind in ("auto", CONFIG_KIND) and f.encoding == "text"
+        if readable and ("log_format" in f.content or "access_log" in f.content) and (
+                f.kind == CONFIG_KIND or _BLOCK.search(f.content[:1 << 20])):
+            nginx.add(f.content)
+    return [analyse(f, nginx) for f in files]
+
+
+def preview(files: list[ImportFile]) -> list[dict[str, Any]]:
+    return [a[2] for _, parts in analyse_all(files) for a in parts]
+
+
+def imported(info: dict[str, Any]) -> bool:
+    return bool(info.get("ok")) and info.get("imported", True) is not False
