@@ -121,8 +121,12 @@ def import_files(client, args):
     for entry in entries:
         where = entry.get("name")
         if where in split:
-            # A file holding several tools' outputs: say what was found where.
             where = "{} (lines {}-{})".format(where, entry.get("start_line"), entry.get("end_line"))
+        if entry.get("attachment") and entry.get("note"):
+            # Kept unread as an attachment of the run: the server's note, as the Import page shows it.
+            sys.stderr.write("{}: {}\n".format(where, entry["note"]))
+        elif where != entry.get("name"):
+            # A file holding several tools' outputs: say what was found where.
             sys.stderr.write("{}: {}{}\n".format(where, entry.get("kind") or "not recognised",
                                                   "" if entry.get("imported", True) else ", not imported"))
         for warning in entry.get("warnings") or []:

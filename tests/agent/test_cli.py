@@ -83,16 +83,21 @@ def test_import_lists_every_part_of_a_file_holding_several_outputs(server: FakeS
         {"name": "pasted-1.txt", "kind": None, "ok": True, "imported": False, "start_line": 3, "end_line": 3,
          "warnings": ["line 3 is not the output of a tool perflab knows (starting 'hello'); not imported"]},
         {"name": "pasted-1.txt", "kind": "strace-c", "ok": True, "warnings": [], "start_line": 5, "end_line": 5},
+        {"name": "client.log", "kind": None, "ok": True, "imported": False, "attachment": True, "warnings": [],
+         "note": "not recognised: no parser knows this output; kept as an attachment of the run (name its kind to "
+                 "read it)", "start_line": 1, "end_line": 2},
     ]
     base = ["import", "--project", "demo", "--experiment", "direct"]
     as_json = run_agent(server.url, server.token, *base, "--json", str(paste))
     assert as_json.returncode == 0, as_json.stderr
-    assert [f["kind"] for f in json.loads(as_json.stdout)["files"]] == ["wrk", None, "strace-c"]
+    assert [f["kind"] for f in json.loads(as_json.stdout)["files"]] == ["wrk", None, "strace-c", None]
     text = run_agent(server.url, server.token, *base, "--run-label", "again", str(paste))
     assert text.returncode == 0, text.stderr
     assert "pasted-1.txt (lines 1-2): wrk" in text.stderr
     assert "pasted-1.txt (lines 3-3): not recognised, not imported" in text.stderr
     assert "pasted-1.txt (lines 5-5): strace-c" in text.stderr
+    # a whole file kept unread: the note the preview shows, word for word
+    assert "client.log: not recognised: no parser knows this output; kept as an attachment of the run" in text.stderr
 
 
 def test_compare_as_json_markdown_and_table(server: FakeServer) -> None:
