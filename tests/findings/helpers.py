@@ -42,7 +42,7 @@ def run_data(files: dict[str, Path | list[Path]], *, experiment: str = "exp", ro
                 continue
             if kind == "vmstat":
                 samples = [s for s in parsed["samples"] if not s.get("since_boot")]
-                for metric in ("us", "sy", "st", "id"):
+                for metric in ("us", "sy", "st", "id", "wa", "r", "b", "free", "cache", "si", "so", "bi", "bo"):
                     values = [float(s[metric]) for s in samples if s.get(metric) is not None]
                     if values:
                         data.series.append({"role": role, "source": "vmstat", "metric": metric, "key": metric,

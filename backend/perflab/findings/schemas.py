@@ -51,3 +51,25 @@ class ExperimentFindings(BaseModel):
     # Rules that fire here but not in the baseline, and the reverse: the story of the experiment.
     appeared: list[str] = Field(default_factory=list)
     disappeared: list[str] = Field(default_factory=list)
+
+
+class UseCheck(BaseModel):
+    """One cell of the USE method: a resource's utilisation, saturation or errors in this run."""
+
+    resource: str
+    type: Literal["utilisation", "saturation", "errors"]
+    # finding: a rule fired here; silent: checked, nothing found; missing: no data (see hint); n/a
+    status: Literal["finding", "silent", "missing", "n/a"]
+    # What the run's data says, e.g. "us 42.0, sy 38.1 (vmstat steady-state mean)".
+    value: str | None
+    # The rules that read this cell, and those that fired in this run.
+    rules: list[str]
+    fired: list[str]
+    # For a missing check: the collector or file that would let it run ("add `--collect nstat` ...").
+    hint: str | None
+
+
+class RunUseChecklist(BaseModel):
+    run_id: uuid.UUID
+    resources: list[str]
+    checks: list[UseCheck]

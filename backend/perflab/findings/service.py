@@ -109,6 +109,14 @@ def for_run(session: Session, *, run: Run, experiment: str | None = None) -> lis
     return evaluate(run_data(session, run=run, experiment=experiment))
 
 
+def use_checklist(session: Session, *, run: Run) -> list[dict[str, Any]]:
+    """The USE checklist of a run (``findings.use``), from the data and findings of its rules."""
+    from perflab.findings import use
+
+    data = run_data(session, run=run)
+    return use.checklist(data, evaluate(data))
+
+
 def for_experiments(
     session: Session, *, experiments: Sequence[tuple[str, Sequence[Run]]]
 ) -> list[dict[str, Any]]:
