@@ -1002,6 +1002,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run Attachments
+         * @description What an import kept without reading (files or parts of a paste no parser knows), with why.
+         */
+        get: operations["imports-run_attachments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/events": {
         parameters: {
             query?: never;
@@ -1110,6 +1130,27 @@ export interface paths {
          * @description The newest raw lines of a stream (e.g. wrk's output while the run is live).
          */
         get: operations["runs-stream_tail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/use": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run Use Checklist
+         * @description The USE method for this run: per resource, utilisation, saturation and errors: which checks ran, which
+         *     found something, and what would let a missing one run.
+         */
+        get: operations["findings-run_use_checklist"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1244,6 +1285,26 @@ export interface components {
         ArtifactCreated: {
             /** Artifact Id */
             artifact_id: number;
+        };
+        /**
+         * AttachmentRead
+         * @description A file (or part of a paste) an import kept without reading it, with the reason.
+         */
+        AttachmentRead: {
+            /** Content Type */
+            content_type: string;
+            /** Download Url */
+            download_url: string;
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /** Note */
+            note: string;
+            /** Role */
+            role: string;
+            /** Size Bytes */
+            size_bytes: number;
         };
         /** Batch */
         Batch: {
@@ -1757,6 +1818,13 @@ export interface components {
         };
         /** FilePreview */
         FilePreview: {
+            /**
+             * Attachment
+             * @default false
+             */
+            attachment?: boolean;
+            /** Attachment Id */
+            attachment_id?: number | null;
             /** End Line */
             end_line?: number | null;
             /** Error */
@@ -1772,6 +1840,8 @@ export interface components {
             kind: string | null;
             /** Name */
             name: string;
+            /** Note */
+            note?: string | null;
             /** Ok */
             ok: boolean;
             /** Preview */
@@ -2749,6 +2819,18 @@ export interface components {
             /** Total */
             total: number;
         };
+        /** RunUseChecklist */
+        RunUseChecklist: {
+            /** Checks */
+            checks: components["schemas"]["UseCheck"][];
+            /** Resources */
+            resources: string[];
+            /**
+             * Run Id
+             * Format: uuid
+             */
+            run_id: string;
+        };
         /** RunWarning */
         RunWarning: {
             /** Kind */
@@ -3272,6 +3354,32 @@ export interface components {
             validity: string;
             /** Value */
             value: number;
+        };
+        /**
+         * UseCheck
+         * @description One cell of the USE method: a resource's utilisation, saturation or errors in this run.
+         */
+        UseCheck: {
+            /** Fired */
+            fired: string[];
+            /** Hint */
+            hint: string | null;
+            /** Resource */
+            resource: string;
+            /** Rules */
+            rules: string[];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "finding" | "silent" | "missing" | "n/a";
+            /**
+             * Type
+             * @enum {string}
+             */
+            type: "utilisation" | "saturation" | "errors";
+            /** Value */
+            value: string | null;
         };
         /** UserCreate */
         UserCreate: {
@@ -5699,6 +5807,37 @@ export interface operations {
             };
         };
     };
+    "imports-run_attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "series-run_events": {
         parameters: {
             query?: never;
@@ -5914,6 +6053,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StreamTail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "findings-run_use_checklist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunUseChecklist"];
                 };
             };
             /** @description Validation Error */
