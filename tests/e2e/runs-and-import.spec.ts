@@ -53,15 +53,14 @@ test("import the proxy_buffers capture through the UI and read it on the run pag
   await expect(page.getByTestId("import-file-wrk.txt").getByLabel("Role of wrk.txt")).toHaveValue("loadgen");
   await expect(page.getByTestId("import-file-strace-c.txt")).toContainText("writev, readv");
 
-  // Text that is no tool's output is refused before saving, and can be removed.
+  // Text that is no tool's output would be kept as an attachment of the run, with a note; it can be removed.
   await page.getByLabel("Or paste output").fill("hello, this is not the output of a tool");
   await page.getByRole("button", { name: "Add pasted text" }).click();
   const pasted = page.getByTestId("import-file-pasted-1.txt");
-  await expect(pasted.getByRole("alert")).toBeVisible();
+  await expect(pasted.getByTestId("attachment-note")).toContainText("not recognised");
   await page.getByLabel("Experiment").fill("default");
   await expect(page.getByText("A new experiment with this name will be created.")).toBeVisible();
-  await expect(page.getByRole("button", { name: "Save run" })).toBeDisabled();
-  await expect(page.getByText("Remove or fix pasted-1.txt")).toBeVisible();
+  await expect(page.getByTestId("attachments-notice")).toContainText("pasted-1.txt is not read");
   await pasted.getByRole("button", { name: "Remove pasted-1.txt" }).click();
 
   await page.getByLabel("Run label (optional)").fill("run1");

@@ -5,9 +5,11 @@ import { api, type Schemas, unwrap } from "@/api/client";
 export type Finding = Schemas["FindingRead"];
 export type EvidenceItem = Schemas["EvidenceRead"];
 export type ExperimentFindings = Schemas["ExperimentFindings"];
+export type UseCheck = Schemas["UseCheck"];
 
 export const findingsKeys = {
   run: (id: string) => ["findings", "run", id] as const,
+  use: (id: string) => ["findings", "use", id] as const,
 };
 
 export function runFindingsQueryOptions(runId: string, refetch = false) {
@@ -16,6 +18,16 @@ export function runFindingsQueryOptions(runId: string, refetch = false) {
     queryFn: ({ signal }) =>
       unwrap(api.GET("/api/runs/{run_id}/findings", { params: { path: { run_id: runId } }, signal })),
     // A live run gains summaries as streams close: look again until it is done.
+    refetchInterval: refetch ? 5000 : false,
+  });
+}
+
+/** The USE checklist of a run: per resource, utilisation, saturation and errors. */
+export function runUseQueryOptions(runId: string, refetch = false) {
+  return queryOptions({
+    queryKey: findingsKeys.use(runId),
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/runs/{run_id}/use", { params: { path: { run_id: runId } }, signal })),
     refetchInterval: refetch ? 5000 : false,
   });
 }

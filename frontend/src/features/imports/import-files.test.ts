@@ -6,6 +6,7 @@ import {
   type ImportEntry,
   pastedEntry,
   previewFacts,
+  readable,
   readFileEntry,
   roleError,
 } from "./import-files";
@@ -94,5 +95,19 @@ describe("cliCommand", () => {
     ).toBe(
       "perflab-agent import --server http://perflab:8000 --token plb_YOUR_TOKEN --project nginx --experiment 'proxy_buffers 4 128k' --run-label 'run 1' \\\n    wrk.txt 'vm stat.txt'",
     );
+  });
+});
+
+describe("readable", () => {
+  it("is true when any part will be read, false when everything is kept as attachments", () => {
+    expect(readable({ ok: true, imported: true })).toBe(true);
+    expect(readable({ ok: true, imported: false })).toBe(false);
+    expect(readable({ ok: false })).toBe(false);
+    const parts = [
+      { ok: true, imported: true },
+      { ok: true, imported: false },
+    ];
+    expect(readable({ ok: true, parts })).toBe(true);
+    expect(readable({ ok: true, parts: [{ ok: false, imported: false }] })).toBe(false);
   });
 });

@@ -272,3 +272,12 @@ export function cliCommand(
   const files = (names.length ? names : ["wrk.txt", "vmstat.txt"]).map(shellQuote);
   return `${parts.join(" ")} \\\n    ${files.join(" ")}`;
 }
+
+/** Whether anything in this preview will be read (the rest is kept as attachments of the run). */
+export function readable(p: {
+  ok: boolean;
+  imported?: boolean;
+  parts?: { ok: boolean; imported?: boolean }[];
+}) {
+  return (p.parts ?? [p]).some((x) => x.ok && x.imported !== false);
+}

@@ -20,6 +20,7 @@ export const runKeys = {
   seriesData: (id: string, ids: readonly number[]) =>
     ["runs", "series", id, "data", ids.join(","), MAX_POINTS] as const,
   hosts: (slug: string) => ["runs", "hosts", slug] as const,
+  attachments: (id: string) => ["runs", "attachments", id] as const,
   tail: (id: string, streamId: number, received: number) => ["runs", "tail", id, streamId, received] as const,
 };
 
@@ -112,4 +113,13 @@ export function unavailableCollectors(host: Pick<ProjectHost, "capabilities">, k
     }
   }
   return out;
+}
+
+/** What an import kept without reading it (a file no parser knows), with the reason and a download link. */
+export function runAttachmentsQueryOptions(id: string) {
+  return queryOptions({
+    queryKey: runKeys.attachments(id),
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/runs/{run_id}/attachments", { params: { path: { run_id: id } }, signal })),
+  });
 }

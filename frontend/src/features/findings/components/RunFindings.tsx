@@ -7,6 +7,7 @@ import { type Finding, runFindingsQueryOptions } from "../api";
 import { decisionRationale } from "../evidence";
 import { DecideDialog } from "./DecideDialog";
 import { FindingsList } from "./FindingsList";
+import { UseChecklist } from "./UseChecklist";
 import "../findings.css";
 
 interface Props {
@@ -54,6 +55,7 @@ export function RunFindings({ runId, slug, experimentId, experimentName, live = 
             onDecide={(f) => setPick(toPick(f, experimentName))}
           />
         ) : null}
+        <UseChecklist runId={runId} live={live} />
       </div>
       <DecideDialog slug={slug} experimentId={experimentId} pick={pick} onClose={() => setPick(null)} />
     </section>

@@ -45,6 +45,10 @@ export function FileCard({ entry, preview, saveError, roles, onChange, onRemove 
             <span className="badge" data-testid="detected-kind">
               detecting…
             </span>
+          ) : p?.attachment && !p.parts ? (
+            <span className="badge badge-warn" data-testid="detected-kind" title={p.note ?? undefined}>
+              {detected ? `${detected}: attachment` : "attachment"}
+            </span>
           ) : detected ? (
             <span
               className={`badge ${ok ? "badge-good" : "badge-bad"}`}
@@ -130,7 +134,11 @@ export function FileCard({ entry, preview, saveError, roles, onChange, onRemove 
                   {part.kind ?? "not recognised"}
                 </span>{" "}
                 lines {part.start_line}–{part.end_line}
-                {part.imported === false ? " · not imported" : ""}
+                {part.attachment
+                  ? " · kept as an attachment"
+                  : part.imported === false
+                    ? " · not imported"
+                    : ""}
                 {part.kind && part.ok
                   ? previewFacts(part.kind, part.preview ?? {})
                       .map((f) => ` · ${f.label} ${f.value}`)
@@ -140,6 +148,10 @@ export function FileCard({ entry, preview, saveError, roles, onChange, onRemove 
               </li>
             ))}
           </ul>
+        ) : p?.attachment ? (
+          <p className="import-note" data-testid="attachment-note">
+            {p.note}
+          </p>
         ) : p && !p.ok ? (
           <p className="import-error" role="alert">
             {p.error ?? "This file could not be parsed."}

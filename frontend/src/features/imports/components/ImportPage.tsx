@@ -18,6 +18,7 @@ import {
   type ImportEntry,
   KINDS,
   pastedEntry,
+  readable,
   readFileEntry,
   roleError,
 } from "../import-files";
@@ -67,9 +68,17 @@ export function ImportPage() {
   };
 
   const pending = previews.filter((p) => p.isPending).length;
+  // Files kept unread (attachments, with a note) do not block the import; an undecodable or empty file
+  // does, and so does an import where nothing at all can be read.
   const bad = entries.filter((_, i) => {
     const p = previews[i];
-    return p && !p.isPending && (p.error || p.data?.ok === false);
+    return (
+      p && !p.isPending && (p.error || (p.data?.ok === false && !p.data.attachment && !("parts" in p.data)))
+    );
+  });
+  const unread = entries.filter((_, i) => {
+    const d = previews[i]?.data;
+    return !!d && !readable(d);
   });
   const badRoles = entries.filter((e) => roleError(e.role));
   const totalBytes = entries.reduce((n, e) => n + e.size, 0);
@@ -84,7 +93,9 @@ export function ImportPage() {
             ? `Remove or fix ${bad.length === 1 ? `${bad[0]?.name}: it` : `${bad.length} files that`} could not be parsed.`
             : badRoles.length
               ? "Fix the roles marked in red."
-              : null;
+              : unread.length === entries.length
+                ? "Nothing here can be read: add an output perflab knows, or choose a file's kind."
+                : null;
 
   const serverError = create.error instanceof ApiError ? create.error : null;
   const perFile = useMemo(
@@ -249,6 +260,11 @@ export function ImportPage() {
             {blocker ? (
               <span className="muted" role="status">
                 {blocker}
+              </span>
+            ) : unread.length ? (
+              <span className="muted" role="status" data-testid="attachments-notice">
+                {unread.length === 1 ? `${unread[0]?.name} is` : `${unread.length} files are`} not read: kept
+                as attachments of the run, downloadable from its page.
               </span>
             ) : null}
           </div>

@@ -29,6 +29,7 @@ import { isLive, type RunDetail, runQueryOptions, type SummaryRead } from "../ap
 import { type LiveTransport, useRunEvents } from "../use-run-events";
 import { LivePanel } from "./LivePanel";
 import { PidstatTable } from "./PidstatTable";
+import { RunAttachments } from "./RunAttachments";
 import { RunCharts } from "./RunCharts";
 import { noteAnnotations, RunNotes } from "./RunNotes";
 import { StraceTable } from "./StraceTable";
@@ -114,7 +115,9 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
       : null
     : secondsBetween(run.started_at, run.ended_at);
   const wrk = run.summaries.filter((s) => s.kind === "wrk");
-  const others = run.summaries.filter((s) => s.kind !== "wrk");
+  const others = run.summaries.filter((s) => s.kind !== "wrk" && s.kind !== "host-facts");
+  // Facts an import read from cgroup files, nproc, lscpu: shown with the hosts, like an agent's.
+  const importedFacts = run.summaries.filter((s) => s.kind === "host-facts");
   const partial = run.status === "partial" || run.status === "failed";
   const notes = useQuery(scopedNotesQueryOptions(run.project_slug, { runId: run.id }));
   const annotations = useMemo(() => noteAnnotations(notes.data ?? []), [notes.data]);
@@ -266,6 +269,27 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
                 </tbody>
               </table>
             </div>
+          ) : importedFacts.length ? (
+            <div className="table-wrap">
+              <table className="table" data-testid="imported-host-facts">
+                <thead>
+                  <tr>
+                    <th scope="col">Role</th>
+                    <th scope="col">Facts read from the imported files</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {importedFacts.map((s) => (
+                    <tr key={s.id}>
+                      <td>
+                        <span className="tag">{s.role}</span>
+                      </td>
+                      <td className="mono">{factsText(s.data)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           ) : (
             <EmptyState title="No host joined this run">
               <p>
@@ -332,6 +356,8 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
         </section>
       </div>
 
+      <RunAttachments runId={run.id} />
+
       <RunNotes
         slug={run.project_slug}
         runId={run.id}
@@ -345,4 +371,13 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
       </p>
     </>
   );
+}
+
+/** "cpus_online 2, cpus_allowed 1, cgroup_cpuset 1 (from cpuset.cpus, lscpu.txt)" */
+function factsText(data: Record<string, unknown>): string {
+  const sources = Array.isArray(data.sources) ? ` (from ${data.sources.join(", ")})` : "";
+  const shown = Object.entries(data)
+    .filter(([k, v]) => k !== "sources" && v !== null && v !== undefined)
+    .map(([k, v]) => `${k} ${String(v)}`);
+  return shown.join(", ") + sources;
 }
