@@ -56,3 +56,25 @@ def test_use_api_on_an_imported_run(client: TestClient, project: dict[str, Any])
     assert doc["resources"][0] == "CPU" and len(doc["checks"]) == 18
     assert cell(doc["checks"], "CPU", "saturation")["status"] == "finding"
     assert cell(doc["checks"], "sockets and conntrack", "errors")["hint"].startswith("add `--collect dmesg`")
+
+
+def test_a_profile_uploaded_to_a_run_feeds_the_access_log_lock_rule(client: TestClient, project: dict[str, Any]) -> None:
+    # The findings service reads only the functions the rules name from a profile's table.
+    conf = (SCENARIOS / "sendfile-nopush" / "nginx-tcp_nopush-on.conf").read_text().replace(
+        "access_log off;", "access_log /var/log/nginx/access.log;")
+    files = [{"name": "wrk.txt", "content": (CAPTURE / "default" / "run1" / "wrk.txt").read_text()},
+             {"name": "nginx.conf", "content": conf, "role": "proxy"}]
+    r = client.post(f"/api/projects/{project['slug']}/imports", json={"experiment": "log lock", "files": files})
+    run_id = r.json()["run_id"]
+    assert "access-log-lock" not in {f["rule"] for f in client.get(f"/api/runs/{run_id}/findings").json()["findings"]}
+    folded = (SCENARIOS / "access-log-lock" / "osq-lock.folded").read_bytes()
+    up = client.post(f"/api/runs/{run_id}/profiles", params={"name": "perf.folded", "role": "proxy"}, content=folded,
+                     headers={"Content-Type": "application/octet-stream"})
+    assert up.status_code == 201, up.text
+    (f,) = [f for f in client.get(f"/api/runs/{run_id}/findings").json()["findings"] if f["rule"] == "access-log-lock"]
+    assert f["suggestion"]["to"] == "/var/log/nginx/access.log buffer=64k flush=1s"
+    lock = next(e for e in f["evidence"] if e["label"] == "rwsem_down_write_slowpath")
+    assert lock["kind"] == "profile" and lock["ref"]["role"] == "proxy" and lock["value"] == "57% of samples"
+    disk = next(c for c in client.get(f"/api/runs/{run_id}/use").json()["checks"]
+                if c["resource"] == "disk" and c["type"] == "saturation")
+    assert disk["fired"] == ["access-log-lock"]
