@@ -32,6 +32,9 @@ CONFIG_KIND = "config"
 FACTS_KIND = "host-facts"
 # Part kinds a transcript splitter may give to unknown commands' output.
 UNKNOWN_KINDS = (None, "unknown")
+# Parser kinds whose text is a host fact (a transcript's `nproc`, `cat /sys/fs/cgroup/cpu.max`...): read into
+# the agent's keys here, whatever document their parser makes, so the rules find them where an agent puts them.
+FACT_KINDS = frozenset({"nproc", "getconf", "lscpu", "cpuinfo", "cgroup", "host-facts"})
 # ingress-nginx's default format (its controller's nginx.conf template): read without a config.
 UPSTREAMINFO = (
     "log_format upstreaminfo '$remote_addr - $remote_user [$time_local] \"$request\" '"
@@ -207,12 +210,14 @@ def _parse_part(file: ImportFile, kind: str, text: str, offset: int, nginx: Ngin
         access = parse_access_log(text, name, nginx)
         if access is not None:
             return text, access, _ok(file, "nginx-access", access), None
-    if kind == "auto" and detected is None:
-        facts = host_facts.from_file(name, text)
+    if detected in FACT_KINDS or (kind == "auto" and detected is None):
+        facts = host_facts.from_file(name, text) or (
+            host_facts.from_file(str(detected), text) if detected in FACT_KINDS else None)
         if facts is not None:
             facts["sources"] = [name]
             return text, facts, _ok(file, FACTS_KIND, facts), None
-        return text, None, kept(file, NOT_RECOGNISED), None
+        if detected is None:
+            return text, None, kept(file, NOT_RECOGNISED), None
     line_parse = None
     try:
         if detected in pipeline.STREAMING:
