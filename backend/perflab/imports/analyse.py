@@ -42,8 +42,9 @@ UPSTREAMINFO = (
     " '$request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] '"
     " '$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id';"
 )
-# A format fits a log when this share of its lines match.
+# A format fits a log when this share of its lines match (first on a sample of its first lines).
 FORMAT_FIT = 0.9
+SAMPLE_LINES = 50
 
 Analysed = tuple[str, dict[str, Any] | None, dict[str, Any], pipeline.LineParse | None]
 
@@ -131,8 +132,13 @@ def parse_access_log(text: str, name: str, nginx: NginxFormats) -> dict[str, Any
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     if first.lstrip().startswith("log_format"):
         return None  # the log carries its own format: the parser reads it so
+    # Each candidate is tried on the first lines before the whole log: a 100 MB combined log is read once
+    # more at most, not once per format the conf defines.
+    sample = "\n".join(ln for ln in text[:65536].splitlines()[:SAMPLE_LINES])
     for fmt_name, directive in nginx.candidates(name):
         try:
+            if not _fits(parsers.parse("nginx-access", sample, log_format=directive)):
+                continue
             data = parsers.parse("nginx-access", text, log_format=directive)
         except parsers.ParseError:
             continue
