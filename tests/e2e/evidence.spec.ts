@@ -12,7 +12,10 @@ const CLIENT_LOG = "2026-11-25T10:01:02.114Z INFO client: fetched /server.pcap i
 
 async function createProject(page: Page): Promise<string> {
   const slug = `evidence-${Date.now().toString(36)}`;
-  const r = await page.request.post("/api/projects", { data: { name: slug, slug }, headers: await csrfHeaders(page.context()) });
+  const r = await page.request.post("/api/projects", {
+    data: { name: slug, slug },
+    headers: await csrfHeaders(page.context()),
+  });
   expect(r.status()).toBe(201);
   return slug;
 }
@@ -23,7 +26,11 @@ test("an import keeps unknown files as attachments and the run page shows facts 
   await logIn(page);
   const errors = watchConsole(page);
   const slug = await createProject(page);
-  const file = (name: string, path: string, role?: string) => ({ name, content: readFileSync(path, "utf8"), role });
+  const file = (name: string, path: string, role?: string) => ({
+    name,
+    content: readFileSync(path, "utf8"),
+    role,
+  });
   const r = await page.request.post(`/api/projects/${slug}/imports`, {
     headers: await csrfHeaders(page.context()),
     data: {
@@ -55,7 +62,9 @@ test("an import keeps unknown files as attachments and the run page shows facts 
   await expect(page.getByTestId("imported-host-facts")).toContainText("cpus_online 2");
   // and the rules read them like an agent's
   const findings = page.getByTestId("run-findings");
-  await expect(findings).toContainText("worker_cpu_affinity auto binds workers to CPU #0, outside the cpuset 1");
+  await expect(findings).toContainText(
+    "worker_cpu_affinity auto binds workers to CPU #0, outside the cpuset 1",
+  );
 
   // the USE checklist: vmstat let the CPU checks run; no nstat, so network saturation says what to add
   await findings.getByText("USE checklist").click();
@@ -63,6 +72,8 @@ test("an import keeps unknown files as attachments and the run page shows facts 
   await expect(page.getByTestId("use-CPU-saturation")).toHaveAttribute("data-status", "finding");
   const net = page.getByTestId("use-network-saturation");
   await expect(net).toHaveAttribute("data-status", "missing");
-  await expect(net).toContainText("add `--collect nstat` (or import `nstat -az` / `netstat -s`) to see retransmits");
+  await expect(net).toContainText(
+    "add `--collect nstat` (or import `nstat -az` / `netstat -s`) to see retransmits",
+  );
   expect(errors).toEqual([]);
 });
