@@ -78,13 +78,17 @@ def decode(file: ImportFile) -> str:
 # -- nginx: configs and the log formats they name ------------------------------------------------------
 
 _BLOCK = re.compile(r"^\s*(?:http|events|server|stream|upstream\s+\S+|location\s[^{]*|map\s[^{]*)\s*\{", re.MULTILINE)
-_LOG_FORMAT = re.compile(r"(?<![\w$])log_format\s+(\w+)\s+((?:escape=\S+\s+)?(?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\s)+);")
-_ACCESS_LOG = re.compile(r"(?<![\w$])access_log\s+([^;]*);")
+# Quoted parts end on their line, and lines are bounded (_uncommented): a hostile paste cannot make the
+# search quadratic.
+_LOG_FORMAT = re.compile(r"(?<![\w$])log_format\s+(\w+)\s+((?:escape=\S+\s+)?(?:'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|\s)+);")
+MAX_CONF_LINE = 4096
+_ACCESS_LOG = re.compile(r"(?<![\w$])access_log\s+([^;\n]*);")
 
 
 def _uncommented(text: str) -> str:
     # A '#' inside a quoted format string is no comment; log formats rarely hold one, configs often do.
-    return "\n".join(ln if ln.lstrip().startswith("log_format") else ln.split("#", 1)[0] for ln in text.splitlines())
+    return "\n".join((ln if ln.lstrip().startswith("log_format") else ln.split("#", 1)[0])[:MAX_CONF_LINE]
+                     for ln in text[: 1 << 20].splitlines())
 
 
 @dataclass
