@@ -33,7 +33,7 @@ from perflab.runs.models import RawChunk, Run, Stream, Summary
 
 MAX_TEXT_BYTES = 256 * 1024 * 1024
 IMPORT_AGENT = "import"
-DEFAULT_ROLES = {"wrk": "loadgen"}
+DEFAULT_ROLES = dict.fromkeys(parsers.LOAD_KINDS, "loadgen")
 
 
 def decode(file: ImportFile) -> str:
@@ -58,7 +58,7 @@ def decode(file: ImportFile) -> str:
 
 
 def _preview_values(kind: str, data: dict[str, Any]) -> dict[str, Any]:
-    if kind == "wrk":
+    if kind in parsers.LOAD_KINDS:
         return {k: data.get(k) for k in ("requests_per_sec", "requests", "non_2xx_3xx")} | {
             "latency_p99_ms": (data.get("latency_percentiles_ms") or {}).get("99"),
             "latency_avg_ms": (data.get("latency_ms") or {}).get("avg"),
@@ -211,7 +211,7 @@ def data_times(kind: str, data: dict[str, Any]) -> dict[str, Any]:
         stamps = [s.get("timestamp") for s in data.get("samples") or []]
     elif kind == "netqtop":
         stamps = [i.get("time") for i in data.get("intervals") or []]
-    duration = data.get("duration_s") if kind == "wrk" else None
+    duration = data.get("duration_s") if kind in parsers.LOAD_KINDS else None
     first = next(((v, m) for v, m in zip(stamps, map(_when, stamps), strict=True) if m[0] is not None), None)
     if first is None:
         return {"start": None, "end": None, "naive": False, "duration_s": duration}

@@ -18,7 +18,9 @@
     module("vmstat").METRICS     # metric -> unit, for charts (vmstat, pidstat, netqtop)
 
 Each module (``wrk``, ``vmstat``, ``pidstat``, ``strace_c``, ``strace``, ``netqtop``, ``ss_s``,
-``netstat_s``, ``perf_stat``, ``sysctl``) documents its output schema and units. Bad input raises
+``netstat_s``, ``perf_stat``, ``sysctl``, ``k6``, ``vegeta``, ``hey``, ``ab`` ...) documents its output
+schema and units. The load generators (``LOAD_KINDS``: wrk, k6, vegeta, hey, ab) all return wrk's
+document (``tool`` names the generator), so a run's load summary reads the same whichever made it. Bad input raises
 ``ParseError`` (a ``ValueError``) naming the line, and what the text looks like when that is known
 (another kind, or another tool's table such as ``vmstat -d``'s disk statistics given as
 ``vmstat``); cut-off input yields what is there plus
@@ -33,9 +35,11 @@ from types import ModuleType
 from typing import Any
 
 from ._common import JSON, LineParser, ParseError, check_text, split_lines
+from ._load import LOAD_KINDS
 
 __all__ = [
     "KINDS",
+    "LOAD_KINDS",
     "STREAMING_KINDS",
     "LineParser",
     "ParseError",
@@ -66,6 +70,11 @@ KINDS: tuple[str, ...] = (
     "top",
     "nstat",
     "tsar",
+    # load generators beyond wrk: the same load summary (see _load.py)
+    "k6",
+    "vegeta",
+    "hey",
+    "ab",
 )
 STREAMING_KINDS: tuple[str, ...] = ("vmstat", "pidstat", "netqtop")
 
@@ -96,6 +105,10 @@ def _line_parser_class(kind: str) -> type[LineParser] | None:
 _PRIORITY = (
     "strace-c",
     "wrk",
+    "k6",
+    "vegeta",
+    "hey",
+    "ab",
     "pidstat",
     "vmstat",
     "netqtop",

@@ -39,14 +39,22 @@ _SYSSTAT_BANNER = re.compile(r"^Linux \S+ \([^)]*\)\s")
 _SS_TOTAL = re.compile(r"^Total: \d+")
 _NETSTAT_IP = re.compile(r"^Ip:\s*$")
 # One C-level test per line: only lines it matches can start an output (the checks below are exact).
-_CANDIDATE = re.compile(r"Running|syscall|^procs|^Linux |Performance counter stats for|^Total:|^Ip:|QueueID")
+_CANDIDATE = re.compile(r"Running|syscall|^procs|^Linux |Performance counter stats for|^Total:|^Ip:|QueueID"
+                        r"|Grafana|TOTAL RESULTS|^Summary:|^This is ApacheBench|^Requests ")
+_VEGETA_START = re.compile(r"^Requests +\[total")
 
 # Above this many blank-line separated blocks, a piece is one tool's long capture (pidstat prints a
 # block per second): it is not examined block by block.
 _MAX_BLOCKS = 64
 # Kinds whose outputs are one result each: two in a row are two parts. The others are tables
 # (repeated headers, intervals) whose pieces belong together.
-_ONE_RESULT = frozenset({"wrk", "perf-stat", "ss-s"})
+_ONE_RESULT = frozenset({"wrk", "perf-stat", "ss-s", "vegeta", "hey", "ab"})
+# Load generators whose one result spans blank-line separated sections (k6's HTTP/EXECUTION/NETWORK,
+# hey's Summary/Latency distribution/...): from their start line on, the segment is theirs whole when
+# it reads as their output, since a section alone can look like another tool's ("name....: value").
+_WHOLE = frozenset({"k6", "hey", "ab"})
+# Lines a tool prints indented that still start its output.
+_INDENTED_STARTS = ("Running", "Performance", "Grafana", "TOTAL RESULTS")
 
 
 def _sniffs(kind: str) -> Callable[[list[str]], float]:
@@ -72,6 +80,14 @@ def _start_kind(line: str) -> str | None:
         return "netstat-s"
     if "QueueID" in line and _sniffs("netqtop")([line]) >= 1.0:
         return "netqtop"
+    if ("Grafana" in line and "/" in line) or "TOTAL RESULTS" in line:
+        return "k6"
+    if line == "Summary:":
+        return "hey"
+    if line.startswith("This is ApacheBench"):
+        return "ab"
+    if line.startswith("Requests ") and _VEGETA_START.match(line):
+        return "vegeta"
     return None
 
 
@@ -104,6 +120,9 @@ def _pieces(lines: list[str], lo: int, hi: int, marked: bool) -> list[tuple[str 
     blocks = _blocks(lines, lo, hi)
     if not blocks:
         return []
+    start = _start_kind(lines[lo]) if marked else None
+    if start in _WHOLE and _kind(lines, lo, hi) == start:
+        return [(start, blocks[0][0], blocks[-1][1])]
     if len(blocks) == 1 or len(blocks) > _MAX_BLOCKS:
         return [(_kind(lines, blocks[0][0], hi), blocks[0][0], blocks[-1][1])]
     kinds = [_kind(lines, a, b) for a, b in blocks]
@@ -177,7 +196,7 @@ def split(text: str) -> list[JSON]:
         line = lines[i]
         # An indented line continues an output (netqtop's QueueID header sits under its date and TX),
         # except wrk's and perf stat's first lines, which tools print indented.
-        if not candidate(line) or (line[:1].isspace() and "Running" not in line and "Performance" not in line):
+        if not candidate(line) or (line[:1].isspace() and not any(w in line for w in _INDENTED_STARTS)):
             continue
         if _start_kind(line) is not None:
             cuts.append(i)
