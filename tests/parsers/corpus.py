@@ -39,6 +39,7 @@ KIND_OF_DIR: dict[str, str] = {
     "vegeta": "vegeta",
     "hey": "hey",
     "ab": "ab",
+    "host-facts": "host-facts",
 }
 
 

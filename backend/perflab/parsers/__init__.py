@@ -75,6 +75,8 @@ KINDS: tuple[str, ...] = (
     "vegeta",
     "hey",
     "ab",
+    # lscpu, nproc, getconf, /proc/cpuinfo, cgroup files: the host's CPUs and limits
+    "host-facts",
 )
 STREAMING_KINDS: tuple[str, ...] = ("vmstat", "pidstat", "netqtop")
 
@@ -124,6 +126,7 @@ _PRIORITY = (
     "dmesg",
     "strace",
     "sysctl",
+    "host-facts",
 )
 
 
@@ -135,6 +138,12 @@ def parse(kind: str, text: str, **options: Any) -> JSON:
     if not isinstance(text, str):
         raise TypeError("parse() takes text; decode bytes with read_text() first")
     check_text(text)
+    if kind == "auto":
+        found = detect(text)
+        if found is not None:
+            text = _without_prompt(found, text)
+    else:
+        text = _without_prompt(kind, text)
     if kind == "auto":
         found = detect(text)
         if found is None:
@@ -165,6 +174,29 @@ def parse(kind: str, text: str, **options: Any) -> JSON:
             raise
         raise ParseError(f"{e.message}; {hint}", e.line) from None
     return result
+
+
+# Kinds that read the command line a transcript part begins with (vmstat's -S unit, netqtop's -n/-i,
+# the file a host fact was read from); the others are given the text with that line blanked.
+_READS_PROMPT = frozenset({"vmstat", "netqtop", "host-facts"})
+
+
+def _without_prompt(kind: str, text: str) -> str:
+    """``text`` with its first line blanked (line numbers kept) when that line is a shell prompt
+    with a command ('$ ss -tan', as a transcript part starts) and ``kind`` does not read it."""
+    if kind in _READS_PROMPT:
+        return text
+    start = 0
+    while start < len(text) and text[start] in "\r\n":
+        start += 1
+    end = text.find("\n", start)
+    first = text[start:] if end < 0 else text[start:end]
+    if first[:1] in "$#%([" or "@" in first[:80] or first[:1].isalpha():
+        from .transcript import prompt
+
+        if prompt(first.removesuffix("\r")) is not None:
+            return text[:start] + ("" if end < 0 else text[end:])
+    return text
 
 
 def _hint(text: str, kind: str | None) -> str | None:

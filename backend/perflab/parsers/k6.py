@@ -124,6 +124,8 @@ def _from_json(doc: JSON) -> JSON:
 
 
 def parse(text: str) -> JSON:
+    if not text.strip():
+        raise ParseError("no k6 output: the input is empty", None)
     head = text.lstrip()[:1]
     if head == "{":
         try:
