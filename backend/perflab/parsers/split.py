@@ -266,6 +266,8 @@ def _part(lines: list[str], kind: str | None, a: int, b: int, command: JSON | No
     return part
 
 
+# Outputs of unknown commands that the detectors examine, at most, in one transcript
+_DETECTED = 200
 # An output that is only the shell's complaint: the command did not run
 _FAILED = ("command not found", "No such file or directory", "Permission denied", "not found", "Usage:",
            "usage:", "invalid option", "Operation not permitted")
@@ -276,6 +278,7 @@ def _transcript(lines: list[str], prompts: list[tuple[int, str, str]]) -> list[J
     per prompt line and the output under it (several when a `cat` of a saved file holds several tools)."""
     parts = [_part(lines, kind, a, b) for kind, a, b in _plain(lines, 0, prompts[0][0])]
     bounds = [p[0] for p in prompts] + [len(lines)]
+    detected = 0
     for (at, shown, typed), end in zip(prompts, bounds[1:], strict=True):
         kind, options, info = command_kind(typed)
         command: JSON = {"command": typed, "prompt": shown, "options": options,
@@ -294,8 +297,12 @@ def _transcript(lines: list[str], prompts: list[tuple[int, str, str]]) -> list[J
         if kind is not None:
             parts.append(_part(lines, kind, at, end, command))
             continue
-        # An unknown command (cat of a saved file, a script): its output may still be a known tool's.
-        pieces = _plain(lines, at + 1, end)
+        # An unknown command (cat of a saved file, a script): its output may still be a known tool's,
+        # if it has a few lines (every tool prints a header and a row at least; `ip route` one line).
+        # Detectors cost a few ms per output: past _DETECTED outputs of unknown commands (no real session
+        # has that many; a flood of them is no evidence), the rest are reported unread.
+        pieces = _plain(lines, at + 1, end) if len(out) >= 3 and detected < _DETECTED else []
+        detected += len(out) >= 3
         if not pieces:
             parts.append(_part(lines, None, at, end, command))
             continue
