@@ -69,6 +69,10 @@ def test_ab_report() -> None:
     assert doc["latency_percentiles_ms"]["99"] == 9.0 and doc["latency_percentiles_ms"]["100"] == 13.0
     assert doc["transfer_per_sec_bytes"] == round(26210.61 * 1024, 2)
     assert _doc("ab/local_ab-2.3_k_404.txt")["non_2xx_3xx"] == 2000
+    # responses of another length than the first (a dynamic page) are ab 'failures', not errors
+    varying = _doc("ab/local_ab-2.3_length_failures.txt")
+    assert varying["details"]["length_failures"] == 96 and varying["details"]["failed_requests"] == 96
+    assert sum(varying["socket_errors"].values()) == 0 and "Length" in varying["warnings"][0]
     with pytest.raises(ParseError, match="Connection refused"):
         parse("ab", (FIXTURES / "ab/local_ab-2.3_refused.txt").read_text())
 

@@ -9,7 +9,9 @@ print is null, never computed from figures that do not say it.
 
 from __future__ import annotations
 
-from ._common import JSON, to_float
+import json
+
+from ._common import JSON, ParseError, to_float
 
 #: parser kinds whose result is a load summary (stored as the run's "wrk" summary)
 LOAD_KINDS: tuple[str, ...] = ("wrk", "k6", "vegeta", "hey", "ab")
@@ -99,3 +101,17 @@ def percentile_key(p: float) -> str:
 def statuses_to_errors(codes: dict[str, int]) -> int:
     """Responses whose status is not 2xx or 3xx (status 0, no response, is not one)."""
     return sum(c for code, c in codes.items() if code[:1] not in ("2", "3", "0") and code != "")
+
+
+def json_object(text: str, what: str) -> JSON | None:
+    """The JSON object ``text`` holds when it starts with '{' (k6's and vegeta's JSON reports), None
+    when it is text; invalid JSON, or JSON that is no object, is a ParseError naming ``what``."""
+    if text.lstrip()[:1] != "{":
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        raise ParseError(f"not valid JSON ({e}); {what} was expected", None) from None
+    if not isinstance(doc, dict):
+        raise ParseError(f"{what} is an object", 1)
+    return doc

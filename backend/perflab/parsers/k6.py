@@ -29,8 +29,6 @@ full precision.
 
 from __future__ import annotations
 
-import json
-
 from . import _load
 from ._common import JSON, ParseError, show, split_lines, to_float, to_int
 
@@ -126,14 +124,8 @@ def _from_json(doc: JSON) -> JSON:
 def parse(text: str) -> JSON:
     if not text.strip():
         raise ParseError("no k6 output: the input is empty", None)
-    head = text.lstrip()[:1]
-    if head == "{":
-        try:
-            doc = json.loads(text)
-        except ValueError as e:
-            raise ParseError(f"not valid JSON ({e}); a k6 JSON summary was expected", None) from None
-        if not isinstance(doc, dict):
-            raise ParseError("a k6 JSON summary is an object", 1)
+    doc = _load.json_object(text, "a k6 JSON summary")
+    if doc is not None:
         return _from_json(doc)
     metrics: dict[str, list[str]] = {}
     trends: dict[str, dict[str, float | None]] = {}

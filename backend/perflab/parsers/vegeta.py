@@ -29,8 +29,6 @@ kinds of message -> read, with a warning, since vegeta does not count them per m
 
 from __future__ import annotations
 
-import json
-
 from . import _load
 from ._common import JSON, ParseError, show, split_lines, to_float, to_int
 
@@ -127,13 +125,8 @@ def _from_json(doc: JSON) -> JSON:
 
 
 def parse(text: str) -> JSON:
-    if text.lstrip()[:1] == "{":
-        try:
-            doc = json.loads(text)
-        except ValueError as e:
-            raise ParseError(f"not valid JSON ({e}); a vegeta JSON report was expected", None) from None
-        if not isinstance(doc, dict):
-            raise ParseError("a vegeta JSON report is an object", 1)
+    doc = _load.json_object(text, "a vegeta JSON report")
+    if doc is not None:
         return _from_json(doc)
     rows: dict[str, dict[str, str]] = {}
     codes: dict[str, int] = {}
