@@ -138,13 +138,9 @@ def parse(kind: str, text: str, **options: Any) -> JSON:
     if not isinstance(text, str):
         raise TypeError("parse() takes text; decode bytes with read_text() first")
     check_text(text)
-    if kind == "auto":
-        found = detect(text)
-        if found is not None:
-            text = _without_prompt(found, text)
-    else:
+    if kind != "auto":
         text = _without_prompt(kind, text)
-    if kind == "auto":
+    else:
         found = detect(text)
         if found is None:
             first = next(
@@ -160,7 +156,7 @@ def parse(kind: str, text: str, **options: Any) -> JSON:
                 + f" name the kind: {', '.join(KINDS)}",
                 first[0],
             )
-        found_result: JSON = module(found).parse(text, **options)
+        found_result: JSON = module(found).parse(_without_prompt(found, text), **options)
         return {"kind": found, **found_result}
     if kind not in _MODULE_NAMES:
         raise ValueError(

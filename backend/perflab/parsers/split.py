@@ -36,9 +36,11 @@ split by the detectors. Such parts carry, beside the fields above:
 - ``command``: the command as typed (``"vmstat -S M 5"``); ``prompt``: the prompt (``"root@vm:~#"``);
 - ``options``: keyword options for ``parse`` the command implies (``{"memory_unit": "M"}``);
 - ``interval_s``: the sampling interval the command asked for (``vmstat 5``, ``pidstat 1``,
-  ``top -d 2``, ``tsar -i 1``), or null;
-- ``continued``: true on the second and later parts of one command's output (a ``cat`` of a file
-  holding several tools' outputs).
+  ``top -d 2``, ``tsar -i 1``), or null.
+
+The output under a prompt is split as a paste is: when other tools' outputs were pasted below it
+without prompts of their own (or a ``cat`` of a saved file holds several), those are parts of their
+own, detected, without command fields; the first piece takes the command's kind.
 
 A transcript part's ``text`` begins with its prompt line (``start_line`` is that line), so line
 numbers stay the file's; ``parse`` blanks a leading prompt line for the kinds that do not read it
@@ -244,7 +246,7 @@ def _plain(lines: list[str], lo: int, hi: int) -> list[tuple[str | None, int, in
 
 def _part(lines: list[str], kind: str | None, a: int, b: int, command: JSON | None = None) -> JSON:
     body = lines[a:b]
-    shown = body[1:] if command is not None and not command.get("continued") else body
+    shown = body[1:] if command is not None else body
     preview = [ln for ln in shown if ln.strip()][:3]
     warnings: list[str] = []
     if kind is None:
@@ -294,21 +296,23 @@ def _transcript(lines: list[str], prompts: list[tuple[int, str, str]]) -> list[J
             part["warnings"] = [f"line {at + 2}: {typed[:60]!r} failed: {out[0].strip()[:80]!r}; not imported"]
             parts.append(part)
             continue
-        if kind is not None:
-            parts.append(_part(lines, kind, at, end, command))
-            continue
-        # An unknown command (cat of a saved file, a script): its output may still be a known tool's,
-        # if it has a few lines (every tool prints a header and a row at least; `ip route` one line).
-        # Detectors cost a few ms per output: past _DETECTED outputs of unknown commands (no real session
-        # has that many; a flood of them is no evidence), the rest are reported unread.
+        # The output is split as a paste is: what was pasted under it without a prompt of its own
+        # (another tool's table, a note) is its own part. The command names the first piece's kind;
+        # an unknown command's (a cat of a saved file, a script) is what the detectors say, if it has a
+        # few lines (every tool prints a header and a row at least; `ip route` one line). Detectors cost
+        # a few ms per output: past _DETECTED outputs (no real session has that many; a flood of them
+        # is no evidence), the rest are not examined.
         pieces = _plain(lines, at + 1, end) if len(out) >= 3 and detected < _DETECTED else []
         detected += len(out) >= 3
         if not pieces:
-            parts.append(_part(lines, None, at, end, command))
+            parts.append(_part(lines, kind, at, end, command))
             continue
         first_kind, _, first_end = pieces[0]
-        parts.append(_part(lines, first_kind, at, first_end, command))
-        parts.extend(_part(lines, k, a, b, command | {"continued": True}) for k, a, b in pieces[1:])
+        if len(pieces) == 1:
+            first_end = end
+        parts.append(_part(lines, kind or first_kind, at, first_end, command))
+        # later pieces: pasted under the command, or a saved file holding several tools' outputs
+        parts.extend(_part(lines, k, a, b) for k, a, b in pieces[1:])
     return parts
 
 
@@ -325,8 +329,9 @@ def split(text: str) -> list[JSON]:
             if found is not None:
                 prompts.append((i, found[0], found[1]))
     if prompts:
-        return _transcript(lines, prompts)
-    parts = [_part(lines, kind, a, b) for kind, a, b in _plain(lines, 0, len(lines))]
+        parts = _transcript(lines, prompts)
+    else:
+        parts = [_part(lines, kind, a, b) for kind, a, b in _plain(lines, 0, len(lines))]
     if len(parts) == 1 and parts[0]["kind"] is not None:
         # One tool: the part is the whole text, blank edges included, so it parses as before.
         parts[0]["start_line"], parts[0]["end_line"], parts[0]["text"] = 1, len(lines), text
