@@ -34,8 +34,23 @@ FINAL_STATUSES = ("complete", "partial", "failed")
 _RPS = re.compile(r"^\s*Requests/sec:\s*([0-9.]+)")
 
 
+# Other load generators whose output the server reads as the run's load summary (the parser kind is the name).
+LOAD_NAMES = ("k6", "vegeta", "hey", "ab")
+
+
 def is_wrk(argv):
     return any(os.path.basename(arg) in WRK_NAMES for arg in argv[:3])
+
+
+def load_source(argv):
+    """The stream source of a load command: "wrk", "k6", "vegeta", "hey", "ab", or "command"."""
+    if is_wrk(argv):
+        return "wrk"
+    for arg in argv[:3]:
+        name = os.path.basename(arg)
+        if name in LOAD_NAMES:
+            return name
+    return "command"
 
 
 def wrk_duration(argv):
@@ -97,7 +112,7 @@ class RunCommand:
                            args.spool_max_age_h * 3600)
         self.batcher = Batcher(self.limits)
         self.sender = Sender(client, self.spool, agent_id, self.limits)
-        self.source = "wrk" if is_wrk(self.argv) else "command"
+        self.source = load_source(self.argv)
         self.wait_for = [r.strip() for r in args.wait_for.split(",") if r.strip()] if args.wait_for else None
 
     def main(self):

@@ -311,3 +311,16 @@ def test_a_quiet_load_stream_sends_an_empty_batch_each_keepalive_period() -> Non
     stream.add("Running 20m test @ http://proxy:8080/")
     stream.seal(limits)
     assert [len(lines) for lines, _ in sealed] == [0, 1]
+
+
+# ---------------------------------------------------------------- load generators beyond wrk
+
+
+def test_run_streams_each_load_generator_under_its_own_parser_kind() -> None:
+    # the server parses a stream by its source: k6's summary must not land as an unparsed "command"
+    assert runcmd.load_source(["wrk", "-d", "5s", "http://x/"]) == "wrk"
+    assert runcmd.load_source(["k6", "run", "script.js"]) == "k6"
+    assert runcmd.load_source(["/usr/bin/hey", "-z", "5s", "http://x/"]) == "hey"
+    assert runcmd.load_source(["ab", "-n", "100", "http://x/"]) == "ab"
+    assert runcmd.load_source(["vegeta", "report", "results.bin"]) == "vegeta"
+    assert runcmd.load_source(["curl", "http://x/"]) == "command"

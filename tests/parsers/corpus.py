@@ -35,6 +35,11 @@ KIND_OF_DIR: dict[str, str] = {
     "top": "top",
     "nstat": "nstat",
     "tsar": "tsar",
+    "k6": "k6",
+    "vegeta": "vegeta",
+    "hey": "hey",
+    "ab": "ab",
+    "host-facts": "host-facts",
 }
 
 

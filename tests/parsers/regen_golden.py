@@ -41,6 +41,10 @@ def readme() -> str:
     for kind in parsers.KINDS:
         doc = (parsers.module(kind).__doc__ or "").strip()
         parts += ["", f"### `{kind}`", "", doc]
+    from perflab.parsers import split, transcript
+
+    parts += ["", "## Pastes and terminal transcripts (`perflab.parsers.split`)", "", (split.__doc__ or "").strip(),
+              "", "### Prompts and commands (`perflab.parsers.transcript`)", "", (transcript.__doc__ or "").strip()]
     return "\n".join(parts) + "\n"
 
 

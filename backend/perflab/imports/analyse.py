@@ -24,7 +24,7 @@ from perflab.ingest import pipeline
 from perflab.parsers.split import split
 
 MAX_TEXT_BYTES = 256 * 1024 * 1024
-DEFAULT_ROLES = {"wrk": "loadgen"}
+DEFAULT_ROLES = dict.fromkeys(parsers.LOAD_KINDS, "loadgen")
 # A config file (nginx.conf, ...) is no tool output: it is kept as a snapshot, diffed in comparisons and read
 # by the findings rules (proxy_buffers, worker_processes).
 CONFIG_KIND = "config"
@@ -173,7 +173,7 @@ def setsockopt_options(text: str) -> dict[str, dict[str, int]]:
 
 
 def _preview_values(kind: str, data: dict[str, Any]) -> dict[str, Any]:
-    if kind == "wrk":
+    if kind in parsers.LOAD_KINDS:
         return {k: data.get(k) for k in ("requests_per_sec", "requests", "non_2xx_3xx")} | {
             "latency_p99_ms": (data.get("latency_percentiles_ms") or {}).get("99"),
             "latency_avg_ms": (data.get("latency_ms") or {}).get("avg"),

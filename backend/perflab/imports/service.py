@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from perflab import parsers
 from perflab.artifacts import service as artifacts_service
 from perflab.errors import BadInput
 from perflab.experiments import service as experiments_service
@@ -86,7 +87,7 @@ def data_times(kind: str, data: dict[str, Any]) -> dict[str, Any]:
         stamps = [s.get("timestamp") for s in data.get("samples") or []]
     elif kind == "netqtop":
         stamps = [i.get("time") for i in data.get("intervals") or []]
-    duration = data.get("duration_s") if kind == "wrk" else None
+    duration = data.get("duration_s") if kind in parsers.LOAD_KINDS else None
     first = next(((v, m) for v, m in zip(stamps, map(_when, stamps), strict=True) if m[0] is not None), None)
     if first is None:
         return {"start": None, "end": None, "naive": False, "duration_s": duration}

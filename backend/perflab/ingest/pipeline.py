@@ -34,7 +34,10 @@ log = logging.getLogger(__name__)
 STREAMING = {"vmstat": "vmstat", "pidstat": "pidstat", "netqtop": "netqtop"}
 # Sources parsed once, whole, when the stream closes.
 ONE_SHOT = {"wrk": "wrk", "strace-c": "strace-c", "ss-s": "ss-s", "ss-ltn": "ss-ltn", "dmesg": "dmesg",
-            "nstat": "nstat"}
+            "nstat": "nstat", "k6": "k6", "vegeta": "vegeta", "hey": "hey", "ab": "ab"}
+# Every load generator's result is wrk's document (parsers/_load.py): stored as the run's "wrk"
+# summary, which validity, verdicts, trends, findings and the headline read; data["tool"] says which.
+LOAD_SUMMARY = "wrk"
 # Record fields that describe a sample rather than measure something.
 NOT_METRICS = {"pid", "tid", "uid", "time", "timestamp", "since_boot", "cpu", "command", "user", "tz", "epoch"}
 
@@ -455,9 +458,10 @@ def finish_stream(session: Session, stream: Stream, run: Run,
         except parsers.ParseError as exc:
             stream.error = f"could not parse the {kind} output: {exc}"
             return
-        session.add(Summary(run_id=run.id, stream_id=stream.id, role=stream.role, kind=kind, data=data,
+        stored = LOAD_SUMMARY if kind in parsers.LOAD_KINDS else kind
+        session.add(Summary(run_id=run.id, stream_id=stream.id, role=stream.role, kind=stored, data=data,
                             warnings=list(data.get("warnings", []))))
-        if kind == "wrk":
+        if stored == LOAD_SUMMARY:
             run.headline = headline_from_wrk(data)
     elif stream.source == "pidstat":
         state = (stream.parser_state or {}).get("parser")

@@ -18,7 +18,9 @@
     module("vmstat").METRICS     # metric -> unit, for charts (vmstat, pidstat, netqtop)
 
 Each module (``wrk``, ``vmstat``, ``pidstat``, ``strace_c``, ``strace``, ``netqtop``, ``ss_s``,
-``netstat_s``, ``perf_stat``, ``sysctl``) documents its output schema and units. Bad input raises
+``netstat_s``, ``perf_stat``, ``sysctl``, ``k6``, ``vegeta``, ``hey``, ``ab`` ...) documents its output
+schema and units. The load generators (``LOAD_KINDS``: wrk, k6, vegeta, hey, ab) all return wrk's
+document (``tool`` names the generator), so a run's load summary reads the same whichever made it. Bad input raises
 ``ParseError`` (a ``ValueError``) naming the line, and what the text looks like when that is known
 (another kind, or another tool's table such as ``vmstat -d``'s disk statistics given as
 ``vmstat``); cut-off input yields what is there plus
@@ -33,9 +35,11 @@ from types import ModuleType
 from typing import Any
 
 from ._common import JSON, LineParser, ParseError, check_text, split_lines
+from ._load import LOAD_KINDS
 
 __all__ = [
     "KINDS",
+    "LOAD_KINDS",
     "STREAMING_KINDS",
     "LineParser",
     "ParseError",
@@ -66,6 +70,13 @@ KINDS: tuple[str, ...] = (
     "top",
     "nstat",
     "tsar",
+    # load generators beyond wrk: the same load summary (see _load.py)
+    "k6",
+    "vegeta",
+    "hey",
+    "ab",
+    # lscpu, nproc, getconf, /proc/cpuinfo, cgroup files: the host's CPUs and limits
+    "host-facts",
 )
 STREAMING_KINDS: tuple[str, ...] = ("vmstat", "pidstat", "netqtop")
 
@@ -96,6 +107,10 @@ def _line_parser_class(kind: str) -> type[LineParser] | None:
 _PRIORITY = (
     "strace-c",
     "wrk",
+    "k6",
+    "vegeta",
+    "hey",
+    "ab",
     "pidstat",
     "vmstat",
     "netqtop",
@@ -111,6 +126,7 @@ _PRIORITY = (
     "dmesg",
     "strace",
     "sysctl",
+    "host-facts",
 )
 
 
@@ -122,7 +138,9 @@ def parse(kind: str, text: str, **options: Any) -> JSON:
     if not isinstance(text, str):
         raise TypeError("parse() takes text; decode bytes with read_text() first")
     check_text(text)
-    if kind == "auto":
+    if kind != "auto":
+        text = _without_prompt(kind, text)
+    else:
         found = detect(text)
         if found is None:
             first = next(
@@ -138,7 +156,7 @@ def parse(kind: str, text: str, **options: Any) -> JSON:
                 + f" name the kind: {', '.join(KINDS)}",
                 first[0],
             )
-        found_result: JSON = module(found).parse(text, **options)
+        found_result: JSON = module(found).parse(_without_prompt(found, text), **options)
         return {"kind": found, **found_result}
     if kind not in _MODULE_NAMES:
         raise ValueError(
@@ -152,6 +170,29 @@ def parse(kind: str, text: str, **options: Any) -> JSON:
             raise
         raise ParseError(f"{e.message}; {hint}", e.line) from None
     return result
+
+
+# Kinds that read the command line a transcript part begins with (vmstat's -S unit, netqtop's -n/-i,
+# the file a host fact was read from); the others are given the text with that line blanked.
+_READS_PROMPT = frozenset({"vmstat", "netqtop", "host-facts"})
+
+
+def _without_prompt(kind: str, text: str) -> str:
+    """``text`` with its first line blanked (line numbers kept) when that line is a shell prompt
+    with a command ('$ ss -tan', as a transcript part starts) and ``kind`` does not read it."""
+    if kind in _READS_PROMPT:
+        return text
+    start = 0
+    while start < len(text) and text[start] in "\r\n":
+        start += 1
+    end = text.find("\n", start)
+    first = text[start:] if end < 0 else text[start:end]
+    if first[:1] in "$#%([" or "@" in first[:80] or first[:1].isalpha():
+        from .transcript import prompt
+
+        if prompt(first.removesuffix("\r")) is not None:
+            return text[:start] + ("" if end < 0 else text[end:])
+    return text
 
 
 def _hint(text: str, kind: str | None) -> str | None:

@@ -112,7 +112,8 @@ def run(kind: str, data: bytes) -> dict[str, Any]:
 
     ``auto`` on a text holding several tools' outputs (wrk's summary, then a strace -c table)
     answers ``{"kind": "parts", "parts": [{"kind", "start_line", "end_line", "preview",
-    "warnings", "result"}]}``: every part, unrecognised ones included (``kind`` null, no result),
+    "warnings", "result"}]}`` (transcript parts also "command", "prompt", "interval_s"): every part,
+    unrecognised ones included (``kind`` null, no result),
     instead of the one kind that would win detection. A single tool's output is parsed as before.
     """
     text = read_text(data)
@@ -126,9 +127,11 @@ def run(kind: str, data: bytes) -> dict[str, Any]:
     out = []
     for part in parts:
         entry: dict[str, Any] = {k: part[k] for k in ("kind", "start_line", "end_line", "preview", "warnings")}
+        # a transcript part: the command typed, and what it says (interval, parse options)
+        entry.update({k: part[k] for k in ("command", "prompt", "interval_s") if k in part})
         if part["kind"] is not None:
             try:
-                entry["result"] = parse(part["kind"], part["text"])
+                entry["result"] = parse(part["kind"], part["text"], **(part.get("options") or {}))
             except ParseError as e:
                 line = "" if e.line is None else f"line {e.line + part['start_line'] - 1}: "
                 entry["error"] = f"{line}{e.message}"

@@ -7,7 +7,8 @@ Output schema::
     {"format": "combined+timings" | "log_format main" | ...,
      "requests": 1200, "skipped": 0,                        # lines not matching the format
      "first_time": 1795449166.0, "last_time": 1795449176.0, "duration_s": 10.0,   # epoch seconds
-     "rate": {"mean": 120.0, "max": 140, "min": 90},        # requests per second (whole seconds seen)
+     "rate": {"mean": 120.0, "max": 140, "min": 90},        # requests per second: requests / duration_s;
+                                                            # max/min over the whole seconds seen
      "per_second": [{"t": 1795449166, "requests": 118, "errors": 0}, ...],   # first 3600 seconds
      "status": {"2xx": 1190, "3xx": 0, "4xx": 10, "5xx": 0},
      "statuses": {"200": 1190, "404": 10},
@@ -24,6 +25,14 @@ response time). Times are seconds in the log and milliseconds here. Several upst
 (``0.010, 0.002`` after a retry, ``0.010 : 0.002`` after an internal redirect) are added; ``-`` (no
 upstream) is left out of the upstream percentiles. Percentiles are nearest-rank over every request
 (memory grows with distinct values, which nginx's millisecond resolution bounds).
+
+Several upstreams are read in every form: inside ``key="..."`` values, as bare numbers after the
+combined format (``0.052 0.000, 0.053``), and in a ``log_format`` where ``$upstream_addr``,
+``$upstream_response_time`` or ``$upstream_status`` are followed by other fields: each
+``$upstream_*`` variable takes its comma- or colon-separated list whole, so a ``$body_bytes_sent`` of
+61 after it stays 61 bytes and is never read as 61 s. ``duration_s`` is ``last_time - first_time``:
+the log's times are whole seconds and its first and last seconds are only partly covered, so
+counting both would add a second (a 10 s load from 166.4 to 176.4 logs seconds 166 to 176).
 """
 
 from __future__ import annotations
@@ -60,6 +69,15 @@ _COMBINED = re.compile(
 _KV = re.compile(r'(\w+)=("[^"]*"|\S+)')
 _VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 MAX_SECONDS = 3600
+# What a variable can print, so that a field holding several upstreams ("a, b", "a : b") cannot run
+# into the next one (a lazy ".*?" would stop at the first space and shift every later field).
+_ONE = r"[^\s,]+"
+_SEVERAL = rf"{_ONE}(?:(?:, | : ){_ONE})*"
+_NUMBER = r"(?:[\d.]+|-)"
+_BODIES = {
+    "status": r"\d{3}", "time_local": r"[^\]]*", "msec": r"[\d.]+", "request_time": _NUMBER,
+    "body_bytes_sent": r"(?:\d+|-)", "bytes_sent": r"(?:\d+|-)", "request_length": r"(?:\d+|-)",
+}
 
 
 def compile_format(directive: str) -> tuple[str, re.Pattern[str]]:
@@ -87,7 +105,7 @@ def compile_format(directive: str) -> tuple[str, re.Pattern[str]]:
             out.append(".*?")
         else:
             seen.add(var)
-            body = {"status": r"\d{3}", "time_local": r"[^\]]*", "msec": r"[\d.]+"}.get(var, ".*?")
+            body = _BODIES.get(var) or (_SEVERAL if var.startswith("upstream_") else ".*?")
             out.append(f"(?P<{var}>{body})")
         pos = m.end()
     out.append(re.escape(fmt[pos:]) + "$")
@@ -129,6 +147,24 @@ def _seconds(value: str | None) -> float | None:
             total += f
             seen = True
     return round(total, 6) if seen else None
+
+
+def _bare_values(rest: str) -> list[str]:
+    """The space-separated values after the combined format, several upstreams kept together:
+    '0.052 0.000, 0.053' -> ['0.052', '0.000, 0.053']; '0.079 0.023 : 0.056' -> ['0.079', '0.023 : 0.056']."""
+    values: list[str] = []
+    join = False
+    for tok in rest.split():
+        tok = tok.strip('"')
+        if tok == ":":
+            join = bool(values)
+            continue
+        if values and (join or values[-1].endswith(",")):
+            values[-1] += (" : " if join else " ") + tok
+            join = False
+            continue
+        values.append(tok)
+    return values
 
 
 def _stats(counts: dict[float, int]) -> JSON | None:
@@ -197,7 +233,7 @@ def parse(text: str, log_format: str | None = None) -> JSON:
                     if alias and fields.get(alias) is None:
                         fields[alias] = value
             else:
-                bare = [t for t in rest.split() if to_float(t.strip('"')) is not None or t.strip('"') == "-"]
+                bare = [v for v in _bare_values(rest) if v == "-" or _seconds(v) is not None]
                 for key, value in zip(("request_time", "upstream_response_time"), bare, strict=False):
                     fields[key] = value
         requests += 1
@@ -226,7 +262,7 @@ def parse(text: str, log_format: str | None = None) -> JSON:
     if seconds:
         counts = [per_second[s][0] for s in seconds]
         span = seconds[-1] - seconds[0] + 1
-        rate = {"mean": round(requests / span, 3), "max": max(counts),
+        rate = {"mean": round(requests / max(seconds[-1] - seconds[0], 1), 3), "max": max(counts),
                 "min": min(counts) if len(counts) == span else 0}
     if len(seconds) > MAX_SECONDS:
         warnings.append(f"per_second lists the first {MAX_SECONDS} of {len(seconds)} seconds")
@@ -241,7 +277,7 @@ def parse(text: str, log_format: str | None = None) -> JSON:
         "skipped": skipped,
         "first_time": float(seconds[0]) if seconds else None,
         "last_time": float(seconds[-1]) if seconds else None,
-        "duration_s": float(seconds[-1] - seconds[0] + 1) if seconds else None,
+        "duration_s": float(seconds[-1] - seconds[0]) if seconds else None,
         "rate": rate,
         "per_second": [{"t": s, "requests": per_second[s][0], "errors": per_second[s][1]}
                        for s in seconds[:MAX_SECONDS]],

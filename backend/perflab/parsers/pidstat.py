@@ -19,11 +19,14 @@ Output schema::
 
 One sample per process row, as pidstat prints them: ``-u -w`` gives two samples per process and
 interval (one with CPU metrics, one with context switches); ``-h`` gives one with both. Averages
-(``Average:``, ``平均时间:``, ``Durchschn.:`` ... in any locale) are merged per (pid, tid) since they
+(``Average:``, ``平均时间:``, ``Durchschn.:`` ... in any locale; ``pidstat -e`` prints them without a
+header of their own, under the rows' one) are merged per (pid, tid) since they
 are a one-shot summary. ``cpu`` is null in averages (pidstat prints ``-``).
 
 Columns are found by header names (``-T CHILD``'s ``usr-ms``, ``system-ms``, ``minflt-nr`` ... too:
-totals in ms and faults since the task started). Decimal commas (de_DE) are read as decimal points. Dates in
+totals in ms and faults since the task started). Decimal commas (de_DE) are read as decimal points.
+``--human`` cells are read in the column's unit: sizes carry B/k/M/G/T (powers of 1024; ``212.1M`` VSZ
+is 217190.4 KiB, rounded as pidstat printed it) and percentages a ``%``. Dates in
 the banner: ISO, ``MM/DD/YY`` (C locale), ``MM/DD/YYYY`` (en_US; ``DD/MM`` when the first field is
 above 12), ``DD.MM.YYYY`` (de) and ``YYYY年MM月DD日``; the date rolls over at midnight.
 """
@@ -227,6 +230,32 @@ def _number(tok: str, integer: bool) -> int | float | None:
     return value if value - value == 0 else None  # inf - inf and nan - nan are nan
 
 
+# pidstat --human: sizes end in a byte unit (B, k, M, G, T, P, powers of 1024), percentages in '%'
+_HUMAN_UNITS = {"B": 1.0, "k": 1024.0, "M": 1024.0**2, "G": 1024.0**3, "T": 1024.0**4, "P": 1024.0**5}
+
+
+def _human(tok: str, key: str) -> float | None:
+    """A ``pidstat --human`` cell in the column's own unit: '212.1M' VSZ -> 217190.4 KiB, '80.0k'
+    kB_wr/s -> 80.0, '0.1%' -> 0.1. None when the cell is no such value (or the column takes no unit)."""
+    if len(tok) < 2:
+        return None
+    last = tok[-1]
+    value = _number(tok[:-1], False)
+    if value is None:
+        return None
+    if last == "%":
+        return value if key.endswith("_pct") else None
+    factor = _HUMAN_UNITS.get(last)
+    if factor is None or not (key.endswith("_kb") or "_kb_" in key or key.startswith("kb_")):
+        return None
+    return round(value * factor / 1024, 3)
+
+
+def _average_label(tok: str) -> bool:
+    """'Average:', 'Durchschn.:', '平均时间:': a label ending in ':' without digits (a clock has them)."""
+    return tok.endswith(":") and len(tok) > 1 and not any(ch.isdigit() for ch in tok)
+
+
 _SPECS: dict[tuple[str, ...], list[tuple[str, str, str]]] = {}
 
 
@@ -353,6 +382,8 @@ class PidstatLineParser(LineParser):
             else:
                 value = _number(tok, typ == "i")
                 if value is None:
+                    value = _human(tok, key)
+                if value is None:
                     self.warn(f"{label} is {tok!r}, not a number; row skipped", n)
                     return None
                 row[key] = value
@@ -432,6 +463,14 @@ class PidstatLineParser(LineParser):
                 return [{**stamp, **row}]
         if tokens[-1] == "Command" and self._header(tokens, n):
             return []
+        if self.cols and self.avg_label is None and _average_label(tokens[0]) and len(tokens) > len(self.cols):
+            # pidstat -e with one report prints its Average rows under the time rows' header, without
+            # one of their own: the label ("Average:", "Durchschn.:") stands where the time stood.
+            row = self._values(tokens[1:], self.cols, n)
+            if row is not None:
+                self.avg_label, self.avg_cols = [tokens[0]], list(self.cols)
+                self._merge_average(row)
+                return []
         if tokens[0] in ("Linux", "SunOS", "FreeBSD") and "CPU)" in tokens:
             self._banner(tokens, n)
             return []

@@ -3,6 +3,7 @@
     from perflab.parsers.split import split
 
     split(text)   # -> [{"kind", "start_line", "end_line", "text", "preview", "warnings"}, ...]
+                  #    transcript parts also: "command", "prompt", "options", "interval_s"
 
 Engineers paste what their terminal shows: wrk's summary, then the ``strace -c`` table they ran
 beside it, maybe a ``$ command`` line in between. Detecting the whole text as one kind keeps one
@@ -19,7 +20,34 @@ detectors ``detect`` uses. Every line ends up in exactly one part, in order:
 - ``warnings``: what the split itself has to say (the parsers add their own when parsing).
 
 Text with a single tool's output comes back as one part spanning every line, so it parses exactly
-as before. Time is linear in the text: one pass over the lines, and each detector sees a bounded
+as before.
+
+**Terminal transcripts.** When lines are shell prompts with a command (``$ vmstat 5``,
+``root@host:~# ss -tan``, ``[root@h ~]# pidstat 1``, ``sh-4.2# cat .../cpuset.cpus``, ``bash-5.1$``,
+``user@host ~ %``, see ``transcript.prompt``), the text is split at them instead: what precedes the
+first prompt is split as above, then each prompt line and the output under it is one part whose kind
+the command picks (``transcript.command_kind``: vmstat, pidstat, ss -s/-ltn/-tan, sysctl, netstat -s,
+nstat, strace/-c, perf stat, top, tsar, dmesg, wrk, k6, vegeta report, hey, ab, netqtop, ``cat`` of
+an access log; ``nproc``, ``getconf _NPROCESSORS_*``, ``lscpu``, ``cat`` of /proc/cpuinfo, /proc/meminfo,
+/proc/sys/* and cgroup files -> ``host-facts``). A command perflab has no parser for (``ip route``,
+``ethtool -l``, ``uname``) gives a part of kind None with its command; a ``cat`` of a saved file is
+split by the detectors. Such parts carry, beside the fields above:
+
+- ``command``: the command as typed (``"vmstat -S M 5"``); ``prompt``: the prompt (``"root@vm:~#"``);
+- ``options``: keyword options for ``parse`` the command implies (``{"memory_unit": "M"}``);
+- ``interval_s``: the sampling interval the command asked for (``vmstat 5``, ``pidstat 1``,
+  ``top -d 2``, ``tsar -i 1``), or null.
+
+The output under a prompt is split as a paste is: when other tools' outputs were pasted below it
+without prompts of their own (or a ``cat`` of a saved file holds several), those are parts of their
+own, detected, without command fields; the first piece takes the command's kind.
+
+A transcript part's ``text`` begins with its prompt line (``start_line`` is that line), so line
+numbers stay the file's; ``parse`` blanks a leading prompt line for the kinds that do not read it
+(vmstat reads its ``-S`` unit there, netqtop its ``-n``/``-i``, host-facts which file was shown).
+An output that is only a shell complaint (``command not found``, ``No such file or directory``) and a
+command that printed nothing are parts of kind None with a warning saying so. Terminal color codes
+(``script`` typescripts, colored pastes) are dropped first. Time is linear in the text: one pass over the lines, and each detector sees a bounded
 head of each piece.
 """
 
@@ -31,6 +59,7 @@ from itertools import pairwise
 
 from . import detect, module
 from ._common import JSON, split_lines
+from .transcript import command_kind, prompt
 
 __all__ = ["split"]
 
@@ -39,14 +68,26 @@ _SYSSTAT_BANNER = re.compile(r"^Linux \S+ \([^)]*\)\s")
 _SS_TOTAL = re.compile(r"^Total: \d+")
 _NETSTAT_IP = re.compile(r"^Ip:\s*$")
 # One C-level test per line: only lines it matches can start an output (the checks below are exact).
-_CANDIDATE = re.compile(r"Running|syscall|^procs|^Linux |Performance counter stats for|^Total:|^Ip:|QueueID")
+_CANDIDATE = re.compile(r"Running|syscall|^procs|^Linux |Performance counter stats for|^Total:|^Ip:|QueueID"
+                        r"|Grafana|TOTAL RESULTS|^Summary:|^This is ApacheBench|^Requests ")
+# Terminal color and cursor sequences (CSI): a parameter class then one final letter, no backtracking
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# First characters of a line that can be a prompt (cheap test before the real one)
+_PROMPT_STARTS = frozenset("$#%([")
+_VEGETA_START = re.compile(r"^Requests +\[total")
 
 # Above this many blank-line separated blocks, a piece is one tool's long capture (pidstat prints a
 # block per second): it is not examined block by block.
 _MAX_BLOCKS = 64
 # Kinds whose outputs are one result each: two in a row are two parts. The others are tables
 # (repeated headers, intervals) whose pieces belong together.
-_ONE_RESULT = frozenset({"wrk", "perf-stat", "ss-s"})
+_ONE_RESULT = frozenset({"wrk", "perf-stat", "ss-s", "vegeta", "hey", "ab"})
+# Load generators whose one result spans blank-line separated sections (k6's HTTP/EXECUTION/NETWORK,
+# hey's Summary/Latency distribution/...): from their start line on, the segment is theirs whole when
+# it reads as their output, since a section alone can look like another tool's ("name....: value").
+_WHOLE = frozenset({"k6", "hey", "ab"})
+# Lines a tool prints indented that still start its output.
+_INDENTED_STARTS = ("Running", "Performance", "Grafana", "TOTAL RESULTS")
 
 
 def _sniffs(kind: str) -> Callable[[list[str]], float]:
@@ -72,6 +113,14 @@ def _start_kind(line: str) -> str | None:
         return "netstat-s"
     if "QueueID" in line and _sniffs("netqtop")([line]) >= 1.0:
         return "netqtop"
+    if ("Grafana" in line and "/" in line) or "TOTAL RESULTS" in line:
+        return "k6"
+    if line == "Summary:":
+        return "hey"
+    if line.startswith("This is ApacheBench"):
+        return "ab"
+    if line.startswith("Requests ") and _VEGETA_START.match(line):
+        return "vegeta"
     return None
 
 
@@ -104,6 +153,9 @@ def _pieces(lines: list[str], lo: int, hi: int, marked: bool) -> list[tuple[str 
     blocks = _blocks(lines, lo, hi)
     if not blocks:
         return []
+    start = _start_kind(lines[lo]) if marked else None
+    if start in _WHOLE and _kind(lines, lo, hi) == start:
+        return [(start, blocks[0][0], blocks[-1][1])]
     if len(blocks) == 1 or len(blocks) > _MAX_BLOCKS:
         return [(_kind(lines, blocks[0][0], hi), blocks[0][0], blocks[-1][1])]
     kinds = [_kind(lines, a, b) for a, b in blocks]
@@ -168,40 +220,118 @@ def _mergeable(prev: tuple[str | None, int, int], cur: tuple[str | None, int, in
     return True
 
 
-def split(text: str) -> list[JSON]:
-    """The parts of ``text``, in order; see the module docstring."""
-    lines = split_lines(text)
-    cuts = [0]
+def _plain(lines: list[str], lo: int, hi: int) -> list[tuple[str | None, int, int]]:
+    """(kind, start, end) pieces of lines[lo:hi], a stretch without prompts: cut where a tool's
+    output visibly begins, then blocks told apart by the detectors."""
+    cuts = [lo]
     candidate = _CANDIDATE.search
-    for i in range(1, len(lines)):
+    for i in range(lo + 1, hi):
         line = lines[i]
         # An indented line continues an output (netqtop's QueueID header sits under its date and TX),
-        # except wrk's and perf stat's first lines, which tools print indented.
-        if not candidate(line) or (line[:1].isspace() and "Running" not in line and "Performance" not in line):
+        # except wrk's, perf stat's and k6's first lines, which tools print indented.
+        if not candidate(line) or (line[:1].isspace() and not any(w in line for w in _INDENTED_STARTS)):
             continue
         if _start_kind(line) is not None:
             cuts.append(i)
-    cuts.append(len(lines))
+    cuts.append(hi)
     pieces: list[tuple[str | None, int, int]] = []
-    for lo, hi in pairwise(cuts):
-        for piece in _pieces(lines, lo, hi, marked=lo < hi and _start_kind(lines[lo]) is not None):
+    for a, b in pairwise(cuts):
+        for piece in _pieces(lines, a, b, marked=a < b and _start_kind(lines[a]) is not None):
             if pieces and _mergeable(pieces[-1], piece, lines):
                 pieces[-1] = (pieces[-1][0], pieces[-1][1], piece[2])
             else:
                 pieces.append(piece)
-    parts: list[JSON] = []
-    for kind, a, b in pieces:
-        body = lines[a:b]
-        preview = [ln for ln in body if ln.strip()][:3]
-        warnings: list[str] = []
-        if kind is None:
-            where = f"line {a + 1} is" if b - a == 1 else f"lines {a + 1}-{b} are"
+    return pieces
+
+
+def _part(lines: list[str], kind: str | None, a: int, b: int, command: JSON | None = None) -> JSON:
+    body = lines[a:b]
+    shown = body[1:] if command is not None else body
+    preview = [ln for ln in shown if ln.strip()][:3]
+    warnings: list[str] = []
+    if kind is None:
+        where = f"line {a + 1} is" if b - a == 1 else f"lines {a + 1}-{b} are"
+        if command is not None and not preview:
+            warnings.append(f"line {a + 1}: {command['command']!r} printed nothing; not imported")
+        elif command is not None:
+            warnings.append(f"{where} the output of {command['command'][:60]!r}, which perflab does not read;"
+                            " not imported")
+        else:
             warnings.append(
                 f"{where} not the output of a tool perflab knows"
                 f" (starting {preview[0].strip()[:60]!r}); not imported"
             )
-        parts.append({"kind": kind, "start_line": a + 1, "end_line": b, "text": "\n".join(body) + "\n",
-                      "preview": preview, "warnings": warnings})
+    part: JSON = {"kind": kind, "start_line": a + 1, "end_line": b, "text": "\n".join(body) + "\n",
+                  "preview": preview, "warnings": warnings}
+    if command is not None:
+        part.update(command)
+    return part
+
+
+# Outputs of unknown commands that the detectors examine, at most, in one transcript
+_DETECTED = 200
+# An output that is only the shell's complaint: the command did not run
+_FAILED = ("command not found", "No such file or directory", "Permission denied", "not found", "Usage:",
+           "usage:", "invalid option", "Operation not permitted")
+
+
+def _transcript(lines: list[str], prompts: list[tuple[int, str, str]]) -> list[JSON]:
+    """Parts of a terminal session: what precedes the first prompt split as before, then one part
+    per prompt line and the output under it (several when a `cat` of a saved file holds several tools)."""
+    parts = [_part(lines, kind, a, b) for kind, a, b in _plain(lines, 0, prompts[0][0])]
+    bounds = [p[0] for p in prompts] + [len(lines)]
+    detected = 0
+    for (at, shown, typed), end in zip(prompts, bounds[1:], strict=True):
+        kind, options, info = command_kind(typed)
+        command: JSON = {"command": typed, "prompt": shown, "options": options,
+                         "interval_s": info.get("interval_s")}
+        out = [ln for ln in lines[at + 1 : end] if ln.strip()]
+        while end > at + 1 and not lines[end - 1].strip():
+            end -= 1  # blank lines before the next prompt belong to no output
+        if not out:
+            parts.append(_part(lines, None, at, end, command))
+            continue
+        if len(out) <= 2 and any(f in out[0] for f in _FAILED):
+            part = _part(lines, None, at, end, command)
+            part["warnings"] = [f"line {at + 2}: {typed[:60]!r} failed: {out[0].strip()[:80]!r}; not imported"]
+            parts.append(part)
+            continue
+        # The output is split as a paste is: what was pasted under it without a prompt of its own
+        # (another tool's table, a note) is its own part. The command names the first piece's kind;
+        # an unknown command's (a cat of a saved file, a script) is what the detectors say, if it has a
+        # few lines (every tool prints a header and a row at least; `ip route` one line). Detectors cost
+        # a few ms per output: past _DETECTED outputs (no real session has that many; a flood of them
+        # is no evidence), the rest are not examined.
+        pieces = _plain(lines, at + 1, end) if len(out) >= 3 and detected < _DETECTED else []
+        detected += len(out) >= 3
+        if not pieces:
+            parts.append(_part(lines, kind, at, end, command))
+            continue
+        first_kind, _, first_end = pieces[0]
+        if len(pieces) == 1:
+            first_end = end
+        parts.append(_part(lines, kind or first_kind, at, first_end, command))
+        # later pieces: pasted under the command, or a saved file holding several tools' outputs
+        parts.extend(_part(lines, k, a, b) for k, a, b in pieces[1:])
+    return parts
+
+
+def split(text: str) -> list[JSON]:
+    """The parts of ``text``, in order; see the module docstring."""
+    if "\x1b" in text:
+        # a `script` typescript or a colored paste: the colors are not the tools' output
+        text = _ANSI.sub("", text)
+    lines = split_lines(text)
+    prompts = []
+    for i, line in enumerate(lines):
+        if line[:1] in _PROMPT_STARTS or "@" in line[:80] or line[:1].isalpha():
+            found = prompt(line)
+            if found is not None:
+                prompts.append((i, found[0], found[1]))
+    if prompts:
+        parts = _transcript(lines, prompts)
+    else:
+        parts = [_part(lines, kind, a, b) for kind, a, b in _plain(lines, 0, len(lines))]
     if len(parts) == 1 and parts[0]["kind"] is not None:
         # One tool: the part is the whole text, blank edges included, so it parses as before.
         parts[0]["start_line"], parts[0]["end_line"], parts[0]["text"] = 1, len(lines), text

@@ -11,13 +11,16 @@ Output schema::
      "sockets": 3032,
      "peers": [{"peer": "127.0.0.1:18778", "states": {"TIME-WAIT": 3000}}],   # top 20 remote endpoints
      "local_ports": 3002,          # distinct local ports of non-listening sockets (ephemeral use)
+     "other_sockets": {"udp": 3, "u_str": 9, "nl": 11},   # rows of other Netids (ss -tupna, ss -a)
      "warnings": [...]}
 
 For a listening socket ``Recv-Q`` is the accept queue's current length and ``Send-Q`` its limit
 (the backlog nginx's ``listen ... backlog=N`` asked for, capped by ``net.core.somaxconn``); the kernel
 drops SYNs once Recv-Q exceeds it, so ``Recv-Q = Send-Q + 1`` is a full queue. Columns are found by
 header name (``Netid`` and ``Process`` are optional; old iproute2 omits ``State`` when only listeners
-are shown). Counts are sockets; queues are connections.
+are shown). Counts are sockets; queues are connections. With a ``Netid`` column (``ss -tupna``, ``ss -a``)
+only ``tcp`` rows are TCP sockets: UDP, unix (``u_str``, ``u_dgr``), netlink (``nl``) and other families
+are counted per Netid in ``other_sockets`` and never enter ``states`` or ``sockets``.
 """
 
 from __future__ import annotations
@@ -42,6 +45,11 @@ STATES = frozenset(
         "CLOSE-WAIT", "LAST-ACK", "CLOSING", "CLOSED", "UNCONN", "UNKNOWN",
     }
 )
+#: ss's Netid column (-a lists every family); only tcp rows are TCP sockets
+NETIDS = frozenset(
+    {"tcp", "udp", "raw", "mptcp", "sctp", "dccp", "u_str", "u_dgr", "u_seq", "nl", "p_raw", "p_dgr",
+     "v_str", "v_dgr", "xdp", "tipc", "unknown"}
+)
 _USERS = re.compile(r'users:\(\("((?:[^"\\]|\\.)*)",pid=(\d+)')
 MAX_PEERS = 20
 
@@ -60,6 +68,7 @@ def parse(text: str) -> JSON:
     header: list[str] | None = None
     first_other: tuple[int, str] | None = None
     sockets = 0
+    other: dict[str, int] = {}
     for n, line in enumerate(split_lines(text), 1):
         stripped = line.strip()
         if not stripped:
@@ -76,6 +85,10 @@ def parse(text: str) -> JSON:
                 first_other = (n, line)
             continue
         has_netid = header[0] == "Netid"
+        if has_netid and tokens[0] != "tcp":
+            # ss -tupna's UDP rows, ss -a's unix and netlink sockets: counted apart, never as TCP states
+            other[tokens[0]] = other.get(tokens[0], 0) + 1
+            continue
         has_state = "State" in header
         i = 1 if has_netid else 0
         state = tokens[i] if has_state else "LISTEN"
@@ -122,6 +135,7 @@ def parse(text: str) -> JSON:
         "sockets": sockets,
         "peers": [{"peer": p, "states": s} for p, s in top],
         "local_ports": len(local_ports),
+        "other_sockets": dict(sorted(other.items())),
         "warnings": warnings[:200],
     }
 
@@ -137,7 +151,12 @@ def rows(lines: list[str]) -> tuple[bool, int, int]:
         if "Recv-Q" in tokens and "Send-Q" in tokens:
             header = True
             continue
-        state = tokens[1] if tokens[0] in ("tcp", "udp") and len(tokens) > 1 else tokens[0]
+        if tokens[0] in NETIDS:
+            if tokens[0] != "tcp":
+                continue
+            state = tokens[1] if len(tokens) > 1 else ""
+        else:
+            state = tokens[0]
         if state == "LISTEN":
             listen += 1
         elif state in STATES:

@@ -19,7 +19,9 @@ Output schema::
 previous refresh of a fresh process, so it is kept but the per-command means skip it when later
 iterations exist. ``commands`` sums the tasks of a command within an iteration, then averages
 across iterations (``samples`` iterations; ``tasks`` the most tasks of it seen at once).
-Memory is converted to MiB from whatever unit top printed (KiB/MiB/GiB).
+Memory is converted to MiB from whatever unit top printed (KiB/MiB/GiB). Columns are found by header
+name: fields chosen and moved with ``f`` (COMMAND before %CPU, a PPID column) and wide ``-w`` rows read
+the same.
 """
 
 from __future__ import annotations
@@ -109,9 +111,13 @@ def parse(text: str) -> JSON:
         if len(tokens) < len(columns):
             warnings.append(f"line {n}: short task row, ignored: {show(line)}")
             continue
-        # COMMAND is last and may hold spaces (top -c)
-        row = dict(zip(columns[:-1], tokens[: len(columns) - 1], strict=True))
-        row["COMMAND"] = " ".join(tokens[len(columns) - 1 :])
+        # COMMAND may hold spaces (top -c) and need not be last (fields chosen with 'f'); no other
+        # column has spaces, so the columns before it are counted from the left, those after from the right.
+        at = columns.index("COMMAND")
+        end = len(tokens) - (len(columns) - at - 1)
+        row = dict(zip(columns[:at], tokens[:at], strict=True))
+        row.update(zip(columns[at + 1 :], tokens[end:], strict=True))
+        row["COMMAND"] = " ".join(tokens[at:end])
         pid = to_int(row.get("PID", ""))
         cpu = _num(row.get("%CPU", ""))
         if pid is None or cpu is None:

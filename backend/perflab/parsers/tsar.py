@@ -13,6 +13,10 @@ Each column is placed under the module header (``---cpu--``, ``-----traffic----`
 by character position. Values keep tsar's units (percent for util, per second for rates); a ``K``,
 ``M``, ``G`` or ``T`` suffix (memory) is multiplied out in powers of 1024; ``-`` is null. ``time`` is as
 printed (``DD/MM/YY-HH:MM[:SS]``).
+
+Per-item modules print one header per item, named after the item: ``tsar --nginx_domain`` gives
+``----127.0.0.1:18555----  ---www.example.com:80---`` over ``cps qps 2XX ... rt uprt upret`` for each;
+their columns are ``127.0.0.1:18555.qps``, ``www.example.com:80.rt`` (the item, a dot, the column).
 """
 
 from __future__ import annotations
@@ -36,6 +40,13 @@ def _value(tok: str) -> float | None:
         base = to_float(tok[:-1])
         return None if base is None else round(base * _SUFFIX[tok[-1]], 3)
     return to_float(tok)
+
+
+def _item_headers(tokens: list[str]) -> bool:
+    """Whether every header after "Time" is an item name between dashes: per-item modules
+    (``--nginx_domain``, ``--nginx_multiport``) name their headers after ``host:port`` or a domain,
+    whose dots and colons a module name never has."""
+    return len(tokens) > 1 and all(len(t) > 2 and t[0] == "-" and t[-1] == "-" for t in tokens[1:])
 
 
 def _columns(groups_line: str, names_line: str) -> list[str]:
@@ -76,7 +87,7 @@ def parse(text: str) -> JSON:
             warnings.append(f"line {n}: lines left out here ('...'); samples are missing")
             continue
         tokens = s.split()
-        if tokens[0] == "Time" and _GROUP.search(line):
+        if tokens[0] == "Time" and (_GROUP.search(line) or _item_headers(tokens)):
             pending_groups = line
             continue
         if tokens[0] == "Time" and pending_groups is not None:
@@ -109,6 +120,7 @@ def parse(text: str) -> JSON:
 
 def sniff(lines: list[str]) -> float:
     head = [ln for ln in lines[:10] if ln.strip()]
-    if len(head) >= 2 and head[0].split()[:1] == ["Time"] and _GROUP.search(head[0]) and head[1].split()[:1] == ["Time"]:
+    if (len(head) >= 2 and head[0].split()[:1] == ["Time"] and head[1].split()[:1] == ["Time"]
+            and (_GROUP.search(head[0]) or _item_headers(head[0].split()))):
         return 0.9
     return 0.0

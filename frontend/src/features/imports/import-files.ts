@@ -100,6 +100,23 @@ export const KINDS: KindInfo[] = [
     example: "tsar -l -i 1",
   },
   {
+    kind: "k6",
+    what: "k6 end-of-test summary or its JSON export, read as wrk's result",
+    example: "k6 run --summary-export=s.json",
+  },
+  {
+    kind: "vegeta",
+    what: "vegeta report (text or JSON), read as wrk's result",
+    example: "vegeta report -type=json",
+  },
+  { kind: "hey", what: "hey summary, read as wrk's result", example: "hey -z 30s -c 50 URL" },
+  { kind: "ab", what: "ApacheBench report, read as wrk's result", example: "ab -n 10000 -c 50 URL" },
+  {
+    kind: "host-facts",
+    what: "CPUs and cgroup limits: nproc, getconf, lscpu, /proc/cpuinfo, cpu.max, cpuset.cpus",
+    example: "$ cat /sys/fs/cgroup/cpu.max",
+  },
+  {
     kind: "config",
     what: "a config file snapshot (nginx.conf…), diffed and read by findings",
     example: "nginx.conf",
