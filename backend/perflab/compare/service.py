@@ -44,9 +44,10 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
 
     # Columns with per-run validity, and the profiles of each run (one query for all runs).
     profiles: dict[str, list[str]] = {}
-    for run_id, profile_id in session.execute(
-        select(Profile.run_id, Profile.id).where(Profile.run_id.in_(sel.run_ids)).order_by(Profile.created_at)
-    ):
+    query = select(Profile.run_id, Profile.id).where(Profile.run_id.in_(sel.run_ids))
+    if sel.frozen_at is not None:
+        query = query.where(Profile.created_at <= sel.frozen_at)
+    for run_id, profile_id in session.execute(query.order_by(Profile.created_at)):
         profiles.setdefault(str(run_id), []).append(str(profile_id))
     columns: list[ExperimentColumn] = []
     warnings_by_exp: dict[int, list[str]] = {}

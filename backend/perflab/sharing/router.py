@@ -31,6 +31,7 @@ from perflab.deps import (
     check_project_access,
     project_by_id,
     releases_connection,
+    role_in,
 )
 from perflab.errors import AppError, Forbidden
 from perflab.projects.models import Project
@@ -188,7 +189,7 @@ def revoke_share_link(link_id: int, principal: PrincipalDep, user: CurrentUser, 
     project = db.get(Project, comparison.project_id)
     assert project is not None
     check_project_access(principal, project, "write", missing=f"no share link {link_id}")
-    service.revoke_share_link(db, link=link, user=user)
+    service.revoke_share_link(db, link=link, user=user, owner=role_in(principal, project) in ("owner", "admin"))
     return _link_read(link, comparison, {user.id: user.email})
 
 
