@@ -88,3 +88,24 @@ def test_a_stolen_session_cannot_guess_the_current_password(client: TestClient) 
                                                  "new_password": "a brand new password"})
     assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
     assert "password checks" in r.json()["detail"]
+
+
+def test_creating_a_project_does_not_refuse_over_a_project_the_caller_cannot_see(
+    app: Any, client: TestClient
+) -> None:
+    from tests.conftest import login
+
+    secret = client.post("/api/projects", json={"name": "Acme merger"}).json()
+    assert secret["slug"] == "acme-merger"
+    make_user("outsider@example.test", "an outsider password", role="member")
+    outsider = login(TestClient(app), "outsider@example.test", "an outsider password")
+    for body in ({"name": "Acme merger"}, {"name": "x", "slug": "acme-merger"}):
+        r = outsider.post("/api/projects", json=body)
+        assert r.status_code == 201, r.text
+        assert r.json()["slug"].startswith("acme-merger-") and len(r.json()["slug"]) == len("acme-merger-") + 6
+    assert client.get("/api/projects/acme-merger").json()["name"] == "Acme merger"
+    # Whoever can see the holder is told plainly.
+    mine = outsider.post("/api/projects", json={"name": "mine"}).json()["slug"]
+    r = outsider.post("/api/projects", json={"name": "mine"})
+    assert r.status_code == 409 and mine in r.json()["detail"]
+    assert client.post("/api/projects", json={"name": "x", "slug": mine}).status_code == 409
