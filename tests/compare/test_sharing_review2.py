@@ -40,16 +40,19 @@ def test_an_owner_revokes_any_link_of_their_project(app: Any, client: TestClient
     slug = small_investigation.slug
     member, _ = _user(app, client, slug, "member@example.test", "member")
     owner, _ = _user(app, client, slug, "owner@example.test", "owner")
-    link = _share(member, _save(member, slug))
+    link = _share(member, _save(client, slug))  # the admin saved it, the member shared it
     listed = owner.get(f"/api/projects/{slug}/share-links").json()
-    assert [(x["id"], x["created_by"], x["status"]) for x in listed] == [
-        (link["id"], "member@example.test", "active")]
+    assert [(x["id"], x["created_by"], x["status"], x["can_revoke"]) for x in listed] == [
+        (link["id"], "member@example.test", "active", True)]
+    assert member.get(f"/api/projects/{slug}/share-links").json()[0]["can_revoke"] is True
     r = owner.delete(f"/api/share-links/{link['id']}")
     assert r.status_code == 200 and r.json()["status"] == "revoked", r.text
     assert anon.get(f"/api/share/{link['token']}").status_code == 410
     # Members still revoke only their own.
     other = _share(owner, _save(owner, slug))
     assert member.delete(f"/api/share-links/{other['id']}").status_code == 403
+    mine = {x["id"]: x["can_revoke"] for x in member.get(f"/api/projects/{slug}/share-links").json()}
+    assert mine == {link["id"]: True, other["id"]: False}
 
 
 def test_removing_a_member_can_revoke_their_links(app: Any, client: TestClient, anon: TestClient,

@@ -124,6 +124,14 @@ def describe(session: Session, *, comparisons: list[Comparison]) -> dict[str, di
     }
 
 
+def creators(session: Session, *, links: list[ShareLink]) -> dict[int, str]:
+    """{user id: email} of whoever created these links (not necessarily who saved the comparison)."""
+    ids = {link.created_by_id for link in links if link.created_by_id is not None}
+    if not ids:
+        return {}
+    return dict(session.execute(select(User.id, User.email).where(User.id.in_(ids))).all())
+
+
 # -- share links ----------------------------------------------------------------------------------------
 
 

@@ -2865,6 +2865,11 @@ export interface components {
         };
         /** ShareLinkCreated */
         ShareLinkCreated: {
+            /**
+             * Can Revoke
+             * @default false
+             */
+            can_revoke?: boolean;
             /** Comparison Id */
             comparison_id: number;
             /** Comparison Short Id */
@@ -2905,6 +2910,11 @@ export interface components {
         };
         /** ShareLinkRead */
         ShareLinkRead: {
+            /**
+             * Can Revoke
+             * @default false
+             */
+            can_revoke?: boolean;
             /** Comparison Id */
             comparison_id: number;
             /** Comparison Short Id */
