@@ -125,3 +125,4 @@ def test_a_share_link_stays_frozen_when_configs_profiles_and_names_change_later(
     assert [r["profile_ids"] for c in after["compare"]["columns"] for r in c["runs"]] == \
         [r["profile_ids"] for c in before["compare"]["columns"] for r in c["runs"]]
     assert after["compare"]["results"] == before["compare"]["results"]
+    assert after["compare"]["findings"] == before["compare"]["findings"]

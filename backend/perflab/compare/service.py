@@ -125,7 +125,7 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
     movers = top_movers(counted, results, telemetry, netqtop, syscalls)
     notes = notes_for(session, sel=sel)
     findings = findings_service.for_experiments(
-        session, experiments=[(e.name, sel.runs.get(e.id, [])) for e in exps])
+        session, experiments=[(e.name, sel.runs.get(e.id, [])) for e in exps], frozen_at=sel.frozen_at)
     overlay_metrics = [OverlayMetric(role=t.role, key=row.key, label=row.label, unit=row.unit)
                        for t in telemetry for row in t.rows]
     overlay_metrics += [OverlayMetric(role=row.role, key=row.key, label=row.label, unit=row.unit) for row in netqtop]
