@@ -116,9 +116,12 @@ def app(db_engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> A
 
     monkeypatch.setenv("PERFLAB_HOME", str(tmp_path / "home"))
     get_settings.cache_clear()
-    login_limiter.reset()
-    share_limiter.reset()
-    account_limiter.reset()
+    from perflab.auth.router import password_limiter
+    from perflab.sharing.service import address_view_limiter, link_view_limiter
+
+    for limiter in (login_limiter, share_limiter, account_limiter, password_limiter, address_view_limiter,
+                    link_view_limiter):
+        limiter.reset()
     return create_app()
 
 

@@ -156,7 +156,7 @@ class RunCommand:
         command_text = " ".join(shlex.quote(arg) for arg in self.argv)
         body = {"run_id": run_id, "project": a.project, "experiment": a.experiment, "label": self._label(index),
                 "load_command": redactor.text(command_text), "wait_for_roles": self.wait_for,
-                "hypothesis": a.hypothesis or ""}
+                "hypothesis": redactor.text(a.hypothesis or "")}
         try:
             resp = self._call("POST", "/api/agent/runs", "create run", json_body=body)
         except NetworkError as e:

@@ -23,8 +23,12 @@ class Redactor:
 
     def add(self, secret):
         # A very short "secret" would redact half of every line; a real token is ~40 characters.
-        if secret and len(secret) >= 8 and secret not in self._secrets:
-            self._secrets.append(secret)
+        if not secret or len(secret) < 8:
+            return
+        # Also as a URL or form encoder writes it (plb%5F...), e.g. in a curl command line.
+        for form in (secret, secret.replace("_", "%5F"), secret.replace("_", "%5f")):
+            if form not in self._secrets:
+                self._secrets.append(form)
 
     def contains(self, text):
         return any(s in text for s in self._secrets)

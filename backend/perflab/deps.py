@@ -14,7 +14,7 @@ import functools
 import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 from fastapi import Depends, Request
@@ -196,6 +196,31 @@ def check_project_access(principal: Principal, project: Project, need: str, *, m
     scope = _NEED_SCOPE[need]
     if scope not in token.scopes:
         raise Forbidden(f"this token lacks the {scope!r} scope")
+
+
+def caller_ref(principal: Principal) -> tuple[str, int]:
+    """("token", id) or ("session", id): who is calling, by id, to check again later (still_reads)."""
+    if principal.token is not None:
+        return "token", principal.token.id
+    assert principal.user_session is not None
+    return "session", principal.user_session.id
+
+
+def still_reads(db: Session, caller: tuple[str, int], project_id: int) -> bool:
+    """Whether the caller of a long-lived response (a live-update stream) may still read the project:
+    the session not ended or expired, the user still active and a member (or an admin), the token not
+    revoked. Checked again while streaming, so removing a member cuts their open streams too."""
+    kind, ident = caller
+    if kind == "token":
+        token = db.get(AgentToken, ident)
+        return token is not None and token.revoked_at is None and token.project_id == project_id
+    row = db.get(UserSession, ident)
+    if row is None or row.expires_at <= datetime.now(UTC):
+        return False
+    user = db.get(User, row.user_id)
+    if user is None or not user.is_active:
+        return False
+    return user.role == "admin" or members_service.roles_of(db, user_id=user.id).get(project_id) is not None
 
 
 def _project_by_slug(db: Session, slug: str) -> Project:

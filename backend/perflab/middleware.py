@@ -40,6 +40,10 @@ async def _send_error(send: Send, status: int, error: str, detail: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+# A bracketed IPv6 literal or a name/IPv4 address, then an optional decimal port, and nothing else.
+_HOST_RE = re.compile(r"(?P<host>\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::[0-9]{1,5})?")
+
+
 class HostAllowListMiddleware:
     """Answers 400 to a Host that is not ours, so a DNS-rebound name cannot reach the API.
 
@@ -52,10 +56,14 @@ class HostAllowListMiddleware:
 
     @staticmethod
     def hostname(value: str) -> str:
+        """The host of a Host header, or the header as given when it is not exactly `host[:port]`.
+
+        Parsed strictly: `[::1]x` or `127.0.0.1:1@evil.example` are not our host with trailing noise
+        but not a host at all, so they never match an allowed name.
+        """
         value = value.strip().lower()
-        if value.startswith("["):
-            return value[: value.find("]") + 1] if "]" in value else value
-        return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+        match = _HOST_RE.fullmatch(value)
+        return match.group("host") if match else value
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):

@@ -15,8 +15,10 @@ _hasher = PasswordHasher()
 AGENT_TOKEN_PREFIX = "plb_"
 SHARE_TOKEN_PREFIX = "pls_"
 REDACTED = "[REDACTED]"
-# An issued token: a prefix and >= 32 URL-safe characters (token_urlsafe(32) gives 43).
-_TOKEN_RE = re.compile(r"\b(?:plb|pls)_[A-Za-z0-9_-]{32,}")
+# An issued token: a prefix and >= 32 URL-safe characters (token_urlsafe(32) gives 43). No word
+# boundary before it: `X_plb_...` (an environment variable glued on) is still a token. The separator may
+# arrive URL-encoded (`plb%5F...`), and so may the body's `-` and `_` (`%2D`, `%5F`).
+_TOKEN_RE = re.compile(r"(?:plb|pls)(?:_|%5[Ff])(?:[A-Za-z0-9_-]|%2[Dd]|%5[Ff]){32,}")
 
 
 def redact_tokens(text: str) -> str:

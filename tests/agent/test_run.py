@@ -163,3 +163,14 @@ def test_status_table_on_python_3_6_retry_after_413_and_422(server: FakeServer, 
     assert poisoned[-1].status == 422 and len(json.loads(poisoned[-1].body)["batches"]) == 1
     rejected = list((tmp_path / "loadgen" / "spool-run" / "rejected").glob("*.json"))
     assert len(rejected) == 1 and "POISON" in rejected[0].read_text()
+
+
+def test_the_token_never_leaves_in_the_hypothesis_even_url_encoded(server: FakeServer, tmp_path: Path) -> None:
+    encoded = server.token.replace("_", "%5F")
+    result = run_agent(server.url, server.token,
+                       *_run_args(tmp_path, "--hypothesis", f"as in curl -d t={encoded} and {server.token}",
+                                  "--", "sh", "-c", f"echo {encoded}"))
+    assert result.returncode == 0, result.stderr
+    [run_id] = list(server.runs)
+    assert server.runs[run_id]["created"]["hypothesis"] == "as in curl -d t=[REDACTED] and [REDACTED]"
+    assert [line[2] for line in server.lines(run_id, "load")] == ["[REDACTED]"]

@@ -32,3 +32,18 @@ class UserSession(CreatedAt, Base):
     csrf_token: Mapped[str] = mapped_column(String(64))
     expires_at: Mapped[datetime]
     last_seen_at: Mapped[datetime | None]
+
+
+class KnownDevice(CreatedAt, Base):
+    """A browser that logged in to an account before: it skips the per-account login limit.
+
+    One random cookie per browser (only its sha256 is kept), replaced at every login from it, forgotten
+    when the password changes or the user forgets their devices.
+    """
+
+    __tablename__ = "known_device"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    expires_at: Mapped[datetime]

@@ -14,14 +14,11 @@ from perflab.deps import (
     PrincipalDep,
     SessionDep,
 )
-from perflab.errors import Forbidden
-from perflab.ratelimit import (
-    KNOWN_DEVICE_COOKIE,
-    account_limiter,
-    is_known_device,
-    known_device_value,
-    login_limiter,
-)
+from perflab.errors import Forbidden, Unauthorized
+from perflab.ratelimit import KNOWN_DEVICE_COOKIE, MissLimiter, account_limiter, login_limiter
+
+# Per account: a stolen session must not be able to guess the current password to take the account over.
+password_limiter = MissLimiter(max_misses=5, window_s=15 * 60, what="password checks for this account")
 
 router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=OneHopRoute)
 
@@ -42,9 +39,9 @@ def login(body: LoginRequest, request: Request, response: Response, db: SessionD
     settings = get_settings()
     client = request.client.host if request.client else "unknown"
     account = body.email.strip().lower()
-    secret = settings.resolved_secret_key()
     login_limiter.check(client)
-    known = is_known_device(secret, account, request.cookies.get(KNOWN_DEVICE_COOKIE))
+    device = request.cookies.get(KNOWN_DEVICE_COOKIE)
+    known = service.is_known_device(db, email=account, cookie=device)
     if not known:
         account_limiter.check(account)
     try:
@@ -61,11 +58,15 @@ def login(body: LoginRequest, request: Request, response: Response, db: SessionD
     response.set_cookie(
         CSRF_COOKIE, row.csrf_token, max_age=max_age, httponly=False, samesite="lax", secure=settings.cookie_secure
     )
-    response.set_cookie(
-        KNOWN_DEVICE_COOKIE, known_device_value(secret, account), max_age=365 * 86400, httponly=True,
-        samesite="strict", secure=settings.cookie_secure, path="/api/auth/login",
-    )
+    _set_device_cookie(response, service.remember_device(db, user=user, cookie=device))
     return Me(**UserRead.model_validate(user).model_dump(), csrf_token=row.csrf_token)
+
+
+def _set_device_cookie(response: Response, value: str) -> None:
+    response.set_cookie(
+        KNOWN_DEVICE_COOKIE, value, max_age=service.KNOWN_DEVICE_DAYS * 86400, httponly=True,
+        samesite="strict", secure=get_settings().cookie_secure, path="/api/auth/login",
+    )
 
 
 @router.post("/logout", status_code=204)
@@ -83,14 +84,31 @@ def me(principal: PrincipalDep, user: CurrentUser) -> Me:
 
 
 @router.post("/password", status_code=204)
-def change_password(body: PasswordChange, principal: PrincipalDep, user: CurrentUser, db: SessionDep) -> None:
-    service.change_password(
-        db,
-        user=user,
-        current_password=body.current_password,
-        new_password=body.new_password,
-        keep_session_id=principal.user_session.id if principal.user_session else None,
-    )
+def change_password(body: PasswordChange, principal: PrincipalDep, user: CurrentUser, db: SessionDep,
+                    response: Response) -> None:
+    """Ends the account's other sessions and forgets its other browsers; this one is remembered anew."""
+    key = str(user.id)
+    password_limiter.check(key)
+    try:
+        service.change_password(
+            db,
+            user=user,
+            current_password=body.current_password,
+            new_password=body.new_password,
+            keep_session_id=principal.user_session.id if principal.user_session else None,
+        )
+    except Unauthorized:
+        password_limiter.miss(key)
+        raise
+    _set_device_cookie(response, service.remember_device(db, user=user, cookie=None))
+
+
+@router.delete("/devices", status_code=204)
+def forget_devices(user: CurrentUser, db: SessionDep, response: Response) -> None:
+    """Forgets every browser this account logged in from (a lost laptop): each counts towards the
+    account's login limit again until it logs in anew."""
+    service.forget_devices(db, user_id=user.id)
+    response.delete_cookie(KNOWN_DEVICE_COOKIE, path="/api/auth/login")
 
 
 users_router = APIRouter(prefix="/api/users", tags=["users"], route_class=OneHopRoute)

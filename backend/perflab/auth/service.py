@@ -9,10 +9,13 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from perflab import security
-from perflab.auth.models import User, UserSession
+from perflab.auth.models import KnownDevice, User, UserSession
 from perflab.errors import BadInput, Conflict, Unauthorized
 
 MIN_PASSWORD_LEN = 12
+KNOWN_DEVICE_DAYS = 365
+# Browsers remembered per account: a login from a new one forgets the oldest beyond this.
+MAX_KNOWN_DEVICES = 20
 
 
 def create_user(session: Session, *, email: str, password: str, role: str = "member") -> User:
@@ -92,7 +95,41 @@ def set_password(session: Session, *, user: User, password: str, keep_session_id
     if keep_session_id is not None:
         stmt = stmt.where(UserSession.id != keep_session_id)
     session.execute(stmt)
+    # ...and forgets every browser it was used from: they count towards the login limit again.
+    forget_devices(session, user_id=user.id)
     session.flush()
+
+
+def is_known_device(session: Session, *, email: str, cookie: str | None) -> bool:
+    """Whether this browser's known-device cookie is a live one of the account `email`."""
+    if not cookie or len(cookie) > 100:
+        return False
+    found = session.scalar(
+        select(KnownDevice.id).join(User, User.id == KnownDevice.user_id)
+        .where(KnownDevice.token_hash == security.token_hash(cookie), User.email == email.strip().lower(),
+               KnownDevice.expires_at > datetime.now(UTC))
+    )
+    return found is not None
+
+
+def remember_device(session: Session, *, user: User, cookie: str | None) -> str:
+    """A new known-device cookie for this browser after a successful login; the one it sent is retired."""
+    if cookie:
+        session.execute(delete(KnownDevice).where(KnownDevice.user_id == user.id,
+                                                  KnownDevice.token_hash == security.token_hash(cookie)))
+    token = security.new_token()
+    session.add(KnownDevice(user_id=user.id, token_hash=security.token_hash(token),
+                            expires_at=datetime.now(UTC) + timedelta(days=KNOWN_DEVICE_DAYS)))
+    session.flush()
+    stale = select(KnownDevice.id).where(KnownDevice.user_id == user.id).order_by(
+        KnownDevice.created_at.desc(), KnownDevice.id.desc()).offset(MAX_KNOWN_DEVICES)
+    session.execute(delete(KnownDevice).where(KnownDevice.id.in_(stale)))
+    return token
+
+
+def forget_devices(session: Session, *, user_id: int) -> int:
+    result = session.execute(delete(KnownDevice).where(KnownDevice.user_id == user_id))
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
 
 def list_users(session: Session) -> list[User]:

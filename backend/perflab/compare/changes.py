@@ -28,10 +28,10 @@ def _reference_runs(session: Session, sel: Selection) -> tuple[dict[int, Run | N
     """Per experiment, the first run that carries config snapshots (else its first run)."""
     arts: dict[uuid.UUID, list[Artifact]] = defaultdict(list)
     if sel.run_ids:
-        for a in session.scalars(
-            select(Artifact).where(Artifact.run_id.in_(sel.run_ids), Artifact.kind.in_(("config", "sysctl")))
-            .order_by(Artifact.id)
-        ):
+        query = select(Artifact).where(Artifact.run_id.in_(sel.run_ids), Artifact.kind.in_(("config", "sysctl")))
+        if sel.frozen_at is not None:
+            query = query.where(Artifact.created_at <= sel.frozen_at)
+        for a in session.scalars(query.order_by(Artifact.id)):
             assert a.run_id is not None
             arts[a.run_id].append(a)
     ref: dict[int, Run | None] = {}

@@ -6,6 +6,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from sqlalchemy import String, cast, or_, select
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -28,6 +29,8 @@ class Selection:
     runs: dict[int, list[Run]] = field(default_factory=dict)
     # Invalid runs (compare/validity.py) counted in medians and verdicts on purpose.
     include_invalid: bool = False
+    # A saved comparison: config snapshots and profiles attached to its runs after this are not shown.
+    frozen_at: datetime | None = None
 
     @property
     def baseline(self) -> Experiment:
@@ -41,7 +44,7 @@ class Selection:
         """The same comparison over the runs in ``keep``."""
         runs = {e: [r for r in rs if r.id in keep] for e, rs in self.runs.items()}
         return Selection(project=self.project, experiments=self.experiments, runs=runs,
-                         include_invalid=self.include_invalid)
+                         include_invalid=self.include_invalid, frozen_at=self.frozen_at)
 
 
 

@@ -44,9 +44,10 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
 
     # Columns with per-run validity, and the profiles of each run (one query for all runs).
     profiles: dict[str, list[str]] = {}
-    for run_id, profile_id in session.execute(
-        select(Profile.run_id, Profile.id).where(Profile.run_id.in_(sel.run_ids)).order_by(Profile.created_at)
-    ):
+    query = select(Profile.run_id, Profile.id).where(Profile.run_id.in_(sel.run_ids))
+    if sel.frozen_at is not None:
+        query = query.where(Profile.created_at <= sel.frozen_at)
+    for run_id, profile_id in session.execute(query.order_by(Profile.created_at)):
         profiles.setdefault(str(run_id), []).append(str(profile_id))
     columns: list[ExperimentColumn] = []
     warnings_by_exp: dict[int, list[str]] = {}
@@ -124,7 +125,7 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
     movers = top_movers(counted, results, telemetry, netqtop, syscalls)
     notes = notes_for(session, sel=sel)
     findings = findings_service.for_experiments(
-        session, experiments=[(e.name, sel.runs.get(e.id, [])) for e in exps])
+        session, experiments=[(e.name, sel.runs.get(e.id, [])) for e in exps], frozen_at=sel.frozen_at)
     overlay_metrics = [OverlayMetric(role=t.role, key=row.key, label=row.label, unit=row.unit)
                        for t in telemetry for row in t.rows]
     overlay_metrics += [OverlayMetric(role=row.role, key=row.key, label=row.label, unit=row.unit) for row in netqtop]

@@ -6,8 +6,9 @@ from datetime import datetime
 
 from sqlalchemy import BigInteger, ForeignKey, String, Text, UniqueConstraint, func
 from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, validates
 
+from perflab import security
 from perflab.db import Base
 from perflab.models_base import CreatedAt, utcnow
 
@@ -26,3 +27,8 @@ class Experiment(CreatedAt, Base):
     # planned | running | done | archived
     status: Mapped[str] = mapped_column(String(16), default="planned")
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), default=utcnow, onupdate=utcnow)
+
+    @validates("hypothesis")
+    def _redact(self, _key: str, value: str) -> str:
+        # `perflab-agent run --hypothesis` is free text typed next to a token; never store one.
+        return security.redact_tokens(value) if value else value

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -29,9 +30,11 @@ log = logging.getLogger(__name__)
 SERIES_SOURCES = ("vmstat",)
 
 
-def run_data_many(session: Session, *, runs: Sequence[tuple[Run, str]]) -> dict[uuid.UUID, RunData]:
+def run_data_many(session: Session, *, runs: Sequence[tuple[Run, str]], frozen_at: datetime | None = None
+                  ) -> dict[uuid.UUID, RunData]:
     """RunData of many runs (with their experiment names) in four queries, whatever their number: a
-    comparison of a dozen runs must not cost a dozen round trips per kind of data."""
+    comparison of a dozen runs must not cost a dozen round trips per kind of data. frozen_at: a saved
+    comparison's time; config snapshots attached after it are left out."""
     out = {run.id: RunData(run_id=str(run.id), experiment=name) for run, name in runs}
     ids = list(out)
     if not ids:
@@ -55,9 +58,10 @@ def run_data_many(session: Session, *, runs: Sequence[tuple[Run, str]]) -> dict[
     ):
         out[run_id].series.append({"role": role, "source": source, "metric": metric, "key": key,
                                    "labels": labels, "unit": unit, "stats": stats or {}})
-    for a in session.scalars(
-        select(Artifact).where(Artifact.run_id.in_(ids), Artifact.kind.in_(("config", "sysctl"))).order_by(Artifact.id)
-    ):
+    snapshots = select(Artifact).where(Artifact.run_id.in_(ids), Artifact.kind.in_(("config", "sysctl")))
+    if frozen_at is not None:
+        snapshots = snapshots.where(Artifact.created_at <= frozen_at)
+    for a in session.scalars(snapshots.order_by(Artifact.id)):
         text = artifacts_service.read_snapshot_text(a)
         if text is None or a.run_id is None:
             continue
@@ -118,7 +122,7 @@ def use_checklist(session: Session, *, run: Run) -> list[dict[str, Any]]:
 
 
 def for_experiments(
-    session: Session, *, experiments: Sequence[tuple[str, Sequence[Run]]]
+    session: Session, *, experiments: Sequence[tuple[str, Sequence[Run]]], frozen_at: datetime | None = None
 ) -> list[dict[str, Any]]:
     """Per experiment (baseline first): its findings merged over its runs, and what changed against the
     baseline: a rule that fires in the experiment but not the baseline ``appeared``, the reverse
@@ -128,7 +132,8 @@ def for_experiments(
     finding seen in 1 of 3 runs reads as the noise it may be. The representative finding is the first
     run's that has it.
     """
-    loaded = run_data_many(session, runs=[(r, name) for name, runs in experiments for r in runs])
+    loaded = run_data_many(session, runs=[(r, name) for name, runs in experiments for r in runs],
+                           frozen_at=frozen_at)
     out: list[dict[str, Any]] = []
     for name, runs in experiments:
         merged: dict[tuple[str, str], Finding] = {}

@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy import text as sql
 from sqlalchemy.orm import Session
 
 from perflab import parsers
@@ -191,6 +192,10 @@ def import_run(
     session: Session, *, project: Project, experiment: str, label: str, hypothesis: str, files: list[ImportFile]
 ) -> dict[str, Any]:
     digest = content_hash(files, experiment)
+    # The same import sent twice at once: the second waits here until the first commits, then finds its
+    # run and answers "duplicate" instead of failing on the unique (project, content hash) at insert.
+    session.execute(sql("SELECT pg_advisory_xact_lock(CAST(:project AS integer), CAST(:digest AS integer))"),
+                    {"project": project.id, "digest": int(digest[:8], 16) - 2**31})
     existing = session.scalar(select(Run).where(Run.project_id == project.id, Run.content_hash == digest))
     analysed = analyse_all(files)
     infos = [a[2] for _, parts in analysed for a in parts]

@@ -5,6 +5,7 @@ from fastapi import APIRouter, Response
 from perflab.deps import CurrentUser, OneHopRoute, OwnedProject, PrincipalDep, ReadableProject, SessionDep, role_in
 from perflab.members import service
 from perflab.members.schemas import MemberAdd, MemberRead, MembersReply, MemberUpdate
+from perflab.sharing import service as sharing_service
 
 router = APIRouter(tags=["members"], route_class=OneHopRoute)
 
@@ -33,5 +34,10 @@ def update_member(user_id: int, body: MemberUpdate, project: OwnedProject, _: Cu
 
 
 @router.delete("/api/projects/{slug}/members/{user_id}", status_code=204)
-def remove_member(user_id: int, project: OwnedProject, _: CurrentUser, db: SessionDep) -> None:
+def remove_member(user_id: int, project: OwnedProject, _: CurrentUser, db: SessionDep,
+                  revoke_share_links: bool = False) -> None:
+    """revoke_share_links: also revoke every active public link this member created in the project,
+    which would otherwise stay valid until it expires (up to 365 days)."""
     service.remove_member(db, project=project, user_id=user_id)
+    if revoke_share_links:
+        sharing_service.revoke_links_of(db, project=project, user_id=user_id)

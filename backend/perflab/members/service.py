@@ -40,6 +40,16 @@ def _check_role(role: str) -> None:
         raise BadInput(f"role must be one of {', '.join(ROLES)}, not {role!r}")
 
 
+def _lock_ownership(session: Session, project: Project) -> None:
+    """Serialise changes to who owns a project: two owners leaving at once must not both see the other.
+
+    Under READ COMMITTED the owner count is read in a fresh snapshot after this lock is granted, so the
+    second of two concurrent removals counts the first one's commit. FOR NO KEY UPDATE does not block
+    the key-share locks that inserts of runs, notes etc. take on the project row.
+    """
+    session.execute(select(Project.id).where(Project.id == project.id).with_for_update(key_share=True))
+
+
 def _owners(session: Session, project: Project) -> int:
     return session.scalar(select(func.count()).select_from(ProjectMember).where(
         ProjectMember.project_id == project.id, ProjectMember.role == "owner")) or 0
@@ -49,7 +59,8 @@ def add_member(session: Session, *, project: Project, email: str, role: str) -> 
     """Adds the user, or changes the role of one already there. Returns (member, created)."""
     _check_role(role)
     user = _user_by_email(session, email)
-    row = session.get(ProjectMember, (project.id, user.id))
+    _lock_ownership(session, project)
+    row = session.get(ProjectMember, (project.id, user.id), populate_existing=True)
     created = row is None
     if row is None:
         row = ProjectMember(project_id=project.id, user_id=user.id, role=role)
@@ -62,7 +73,9 @@ def add_member(session: Session, *, project: Project, email: str, role: str) -> 
 
 
 def _get(session: Session, project: Project, user_id: int) -> ProjectMember:
-    row = session.get(ProjectMember, (project.id, user_id))
+    _lock_ownership(session, project)
+    # Read again after the lock: another request may have changed this row while we waited.
+    row = session.get(ProjectMember, (project.id, user_id), populate_existing=True)
     if row is None:
         raise NotFound(f"user {user_id} is not a member of {project.slug!r}")
     return row

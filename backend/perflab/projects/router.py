@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from perflab.deps import CurrentUser, OneHopRoute, OwnedProject, ReadableProject, SessionDep
+from perflab.deps import CurrentUser, OneHopRoute, OwnedProject, PrincipalDep, ReadableProject, SessionDep
 from perflab.projects import service
 from perflab.projects.schemas import (
     ProjectCreate,
@@ -29,10 +29,13 @@ def list_projects(user: CurrentUser, db: SessionDep) -> list[ProjectListItem]:
 
 
 @router.post("", response_model=ProjectRead, status_code=201)
-def create_project(body: ProjectCreate, user: CurrentUser, db: SessionDep) -> ProjectRead:
-    """Whoever creates a project becomes its owner."""
+def create_project(body: ProjectCreate, principal: PrincipalDep, user: CurrentUser, db: SessionDep) -> ProjectRead:
+    """Whoever creates a project becomes its owner. 409 when the slug is taken by a project the caller can
+    see; one they cannot see is never revealed: the project gets the slug plus a random suffix (the
+    reply's `slug` is the one used)."""
     return ProjectRead.model_validate(
-        service.create_project(db, name=body.name, slug=body.slug, description=body.description, owner_id=user.id)
+        service.create_project(db, name=body.name, slug=body.slug, description=body.description, owner_id=user.id,
+                               sees=None if principal.is_admin else principal.roles.__contains__)
     )
 
 

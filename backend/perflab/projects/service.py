@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import secrets
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -22,13 +24,24 @@ def slugify(name: str) -> str:
 
 
 def create_project(
-    session: Session, *, name: str, slug: str | None = None, description: str = "", owner_id: int | None = None
+    session: Session, *, name: str, slug: str | None = None, description: str = "", owner_id: int | None = None,
+    sees: Callable[[int], bool] | None = None,
 ) -> Project:
+    """sees(project_id): whether the caller may see that project (None: everything, the CLI and admins).
+
+    A slug held by a project the caller cannot see is not refused: the new project gets the slug with a
+    random suffix instead. No answer names or refuses on account of an invisible project; the suffix
+    still tells its creator the slug was taken (a global namespace cannot hide that), but only by
+    creating a real project they own, which every admin sees, instead of by a free, silent 409.
+    """
     slug = slug or slugify(name)
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", slug):
         raise BadInput(f"slug {slug!r} may only contain lowercase letters, digits and '-'")
-    if session.scalar(select(Project).where(Project.slug == slug)) is not None:
-        raise Conflict(f"a project with slug {slug!r} already exists")
+    holder = session.scalar(select(Project.id).where(Project.slug == slug))
+    if holder is not None:
+        if sees is None or sees(holder):
+            raise Conflict(f"a project with slug {slug!r} already exists")
+        slug = _free_slug(session, slug)
     project = Project(name=name.strip(), slug=slug, description=description)
     session.add(project)
     session.flush()
@@ -36,6 +49,14 @@ def create_project(
         session.add(ProjectMember(project_id=project.id, user_id=owner_id, role="owner"))
         session.flush()
     return project
+
+
+def _free_slug(session: Session, taken: str) -> str:
+    while True:
+        # 24 random bits: unpredictable, so the new slug says nothing about other projects' slugs either.
+        candidate = f"{taken[:93]}-{secrets.token_hex(3)}"
+        if session.scalar(select(Project.id).where(Project.slug == candidate)) is None:
+            return candidate
 
 
 def get_by_slug(session: Session, *, slug: str) -> Project:

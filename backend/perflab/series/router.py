@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from perflab import shutdown
 from perflab.db import unit_of_work
-from perflab.deps import OneHopRoute, SessionDep
+from perflab.deps import OneHopRoute, PrincipalDep, SessionDep, caller_ref, still_reads
 from perflab.ingest import service as ingest_service
 from perflab.runs.models import Run, Stream
 from perflab.runs.router import ReadableRun
@@ -36,11 +36,13 @@ def series_data(
                            series=[SeriesData(**d) for d in data])
 
 
-def _snapshot(run_id: Any) -> dict[str, Any]:
+def _snapshot(run_id: Any, caller: tuple[str, int]) -> dict[str, Any]:
     with unit_of_work() as db:
         run = db.get(Run, run_id)
         if run is None:
             return {"gone": True}
+        if not still_reads(db, caller, run.project_id):
+            return {"revoked": True}
         ingest_service.evaluate(db, run=run)
         streams = db.scalars(select(Stream).where(Stream.run_id == run_id).order_by(Stream.id)).all()
         return {
@@ -53,15 +55,20 @@ def _snapshot(run_id: Any) -> dict[str, Any]:
 
 
 @router.get("/api/runs/{run_id}/events")
-async def run_events(run: ReadableRun, request: Request) -> StreamingResponse:
-    """Server-sent events: a snapshot whenever the run changes, at most once a second."""
+async def run_events(run: ReadableRun, principal: PrincipalDep, request: Request) -> StreamingResponse:
+    """Server-sent events: a snapshot whenever the run changes, at most once a second. Access is checked
+    at every snapshot: a member removed (or logged out, or a token revoked) stops receiving at once."""
     run_id = run.id
+    caller = caller_ref(principal)
 
     async def events() -> AsyncIterator[bytes]:
         last = None
         idle = 0
         while not await request.is_disconnected():
-            snap = await run_in_threadpool(_snapshot, run_id)
+            snap = await run_in_threadpool(_snapshot, run_id, caller)
+            if snap.get("revoked"):
+                yield b'event: end\ndata: {"reason": "access revoked"}\n\n'
+                return
             if snap != last:
                 yield f"event: run\ndata: {json.dumps(snap)}\n\n".encode()
                 last = snap

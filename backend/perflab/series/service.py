@@ -71,38 +71,22 @@ def write_block(session: Session, *, run_id: uuid.UUID, stream_id: int, block: i
     )
 
 
-def _read_blocks(session: Session, keys: list[tuple[uuid.UUID, int]]) -> list[tuple[uuid.UUID, int, Points]]:
-    """(run, series, points) from the live blocks of the streams these series belong to, in block order."""
-    wanted = set(keys)
-    rows = session.execute(
-        text(
-            "SELECT b.run_id, b.data FROM series_block b"
-            " WHERE (b.run_id, b.stream_id) IN ("
-            "   SELECT s.run_id, s.stream_id FROM series s"
-            "   JOIN unnest(CAST(:runs AS uuid[]), CAST(:sids AS bigint[])) AS k(run_id, series_id)"
-            "     ON s.id = k.series_id AND s.run_id = k.run_id)"
-            " ORDER BY b.run_id, b.stream_id, b.block"
-        ),
-        {"runs": [k[0] for k in keys], "sids": [k[1] for k in keys]},
-    ).all()
-    out = []
-    for run_id, data in rows:
-        for sid, points in codec.decode_block(data).items():
-            if (run_id, sid) in wanted:
-                out.append((run_id, sid, points))
-    return out
-
-
 def read_points(
     session: Session, keys: Iterable[tuple[uuid.UUID, int]], *, t_from: datetime | None = None,
     t_to: datetime | None = None,
 ) -> dict[tuple[uuid.UUID, int], Points]:
     """Every sample of the given (run_id, series_id) series, optionally only chunks that overlap a window
     (samples outside it may still come back: callers filter exactly). A live stream's blocks are read
-    whole, whatever the window."""
+    whole, whatever the window.
+
+    Chunks and blocks come from one statement, so one snapshot: a stream's compaction moves samples
+    from its blocks into chunks in one transaction, and two statements under READ COMMITTED could see
+    the chunks before it and the blocks after it, i.e. neither.
+    """
     keys = list(keys)
     if not keys:
         return {}
+    wanted = set(keys)
     window = ""
     params: dict[str, Any] = {"runs": [k[0] for k in keys], "sids": [k[1] for k in keys]}
     if t_from is not None:
@@ -111,19 +95,34 @@ def read_points(
     if t_to is not None:
         window += " AND c.t0 <= :t_to"
         params["t_to"] = t_to
+    # src 0: a chunk of one series (ordered by chunk); src 1: a live block of a stream holding some of
+    # these series (ordered by block). Blocks come after every chunk: a chunk is an import's whole
+    # series or what a close merged earlier.
     rows = session.execute(
         text(
-            "SELECT c.run_id, c.series_id, c.t0, c.step_us, c.n, c.times, c.vals"
-            " FROM unnest(CAST(:runs AS uuid[]), CAST(:sids AS bigint[])) AS k(run_id, series_id)"
-            " JOIN series_chunk c ON c.run_id = k.run_id AND c.series_id = k.series_id"
-            f" WHERE true{window} ORDER BY c.run_id, c.series_id, c.chunk"
+            "WITH k AS (SELECT * FROM unnest(CAST(:runs AS uuid[]), CAST(:sids AS bigint[])) AS k(run_id, series_id))"
+            " SELECT 0 AS src, c.run_id, c.series_id AS id, c.chunk AS ord, c.t0, c.step_us, c.n, c.times, c.vals,"
+            "   NULL AS data"
+            " FROM k JOIN series_chunk c ON c.run_id = k.run_id AND c.series_id = k.series_id"
+            f" WHERE true{window}"
+            " UNION ALL"
+            " SELECT 1, b.run_id, b.stream_id, b.block, NULL, NULL, NULL, NULL, NULL, b.data FROM series_block b"
+            " WHERE (b.run_id, b.stream_id) IN ("
+            "   SELECT s.run_id, s.stream_id FROM series s JOIN k ON s.id = k.series_id AND s.run_id = k.run_id)"
+            " ORDER BY src, run_id, id, ord"
         ),
         params,
     ).all()
     parts: dict[tuple[uuid.UUID, int], list[tuple[list[int], list[float]]]] = {}
     # Series held in one regular chunk (t0 + i * step): already in time order, nothing to merge.
     regular: set[tuple[uuid.UUID, int]] = set()
-    for run_id, sid, t0, step, n, times, vals in rows:
+    for src, run_id, sid, _, t0, step, n, times, vals, data in rows:
+        if src == 1:
+            for block_sid, points in codec.decode_block(data).items():
+                if (run_id, block_sid) in wanted:
+                    regular.discard((run_id, block_sid))
+                    parts.setdefault((run_id, block_sid), []).append(points)
+            continue
         key = (run_id, sid)
         if key in parts:
             regular.discard(key)
@@ -131,10 +130,6 @@ def read_points(
             regular.add(key)
         parts.setdefault(key, []).append(
             (codec.decode_times(codec.to_us(t0), step, n, times), codec.decode_values(vals)))
-    # Blocks come after every chunk: a chunk is an import's whole series or what a close merged earlier.
-    for run_id, sid, points in _read_blocks(session, keys):
-        regular.discard((run_id, sid))
-        parts.setdefault((run_id, sid), []).append(points)
     return {k: p[0] if k in regular else codec.merge(p) for k, p in parts.items()}
 
 

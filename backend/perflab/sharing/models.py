@@ -27,6 +27,9 @@ class Comparison(CreatedAt, Base):
     experiment_ids: Mapped[list[int]] = mapped_column(ARRAY(BigInteger))
     # Resolved when saved, so runs added later never change what the link shows.
     run_ids: Mapped[list[uuid.UUID]] = mapped_column(ARRAY(UUID(as_uuid=True)))
+    # The experiments' names when saved, in experiment_ids' order: a rename later does not show on the
+    # link. NULL for comparisons saved before names were kept (they show the current names).
+    experiment_names: Mapped[list[str] | None] = mapped_column(ARRAY(String(200)))
     view_state: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
 

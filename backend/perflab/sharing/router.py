@@ -31,6 +31,7 @@ from perflab.deps import (
     check_project_access,
     project_by_id,
     releases_connection,
+    role_in,
 )
 from perflab.errors import AppError, Forbidden
 from perflab.projects.models import Project
@@ -155,7 +156,8 @@ def comparison_markdown(comparison: ReadableComparison, db: SessionDep) -> Respo
 # -- share links (members) ------------------------------------------------------------------------------
 
 
-def _link_read(link: ShareLink, comparison: Comparison, emails: dict[int, str]) -> ShareLinkRead:
+def _link_read(link: ShareLink, comparison: Comparison, emails: dict[int, str], *, can_revoke: bool = True
+               ) -> ShareLinkRead:
     return ShareLinkRead(
         id=link.id, comparison_id=comparison.id, comparison_short_id=comparison.short_id,
         comparison_title=comparison.title, hint=link.hint, note=link.note,
@@ -163,6 +165,7 @@ def _link_read(link: ShareLink, comparison: Comparison, emails: dict[int, str]) 
         created_at=link.created_at, expires_at=link.expires_at, revoked_at=link.revoked_at,
         last_used_at=link.last_used_at,
         created_by=emails.get(link.created_by_id) if link.created_by_id is not None else None,
+        can_revoke=can_revoke,
     )
 
 
@@ -176,10 +179,16 @@ def create_share_link(body: ShareLinkCreate, comparison: WritableComparison, use
 
 
 @router.get("/api/projects/{slug}/share-links", response_model=list[ShareLinkRead])
-def list_share_links(project: ReadableProject, _: CurrentUser, db: SessionDep) -> list[ShareLinkRead]:
+def list_share_links(project: ReadableProject, principal: PrincipalDep, user: CurrentUser, db: SessionDep
+                     ) -> list[ShareLinkRead]:
     rows = service.list_share_links(db, project=project)
     users = service.describe(db, comparisons=[c for _, c in rows])["users"]
-    return [_link_read(link, c, users) for link, c in rows]
+    users |= service.creators(db, links=[link for link, _ in rows])
+    role = role_in(principal, project)
+    # Revoking needs write access to the project, and then being an owner or the link's creator.
+    return [_link_read(link, c, users, can_revoke=role in ("owner", "admin") or
+                       (role == "member" and link.created_by_id == user.id))
+            for link, c in rows]
 
 
 @router.delete("/api/share-links/{link_id}", response_model=ShareLinkRead)
@@ -188,7 +197,7 @@ def revoke_share_link(link_id: int, principal: PrincipalDep, user: CurrentUser, 
     project = db.get(Project, comparison.project_id)
     assert project is not None
     check_project_access(principal, project, "write", missing=f"no share link {link_id}")
-    service.revoke_share_link(db, link=link, user=user)
+    service.revoke_share_link(db, link=link, user=user, owner=role_in(principal, project) in ("owner", "admin"))
     return _link_read(link, comparison, {user.id: user.email})
 
 

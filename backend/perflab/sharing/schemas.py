@@ -99,6 +99,8 @@ class ShareLinkRead(BaseModel):
     revoked_at: datetime | None
     last_used_at: datetime | None
     created_by: str | None
+    # Whether the caller may revoke it: its creator, an owner of the project or an admin.
+    can_revoke: bool = False
 
 
 class ShareLinkCreated(ShareLinkRead):

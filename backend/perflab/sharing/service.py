@@ -1,7 +1,7 @@
 """Saved comparisons (immutable: the run ids are resolved once, at save time) and share links.
 
 A share link is a bearer secret for exactly one comparison: `pls_` + 256 random bits, stored as a
-sha256, expiring (90 days by default), revocable by its creator or an admin, never by itself.
+sha256, expiring (90 days by default), revocable by its creator, an owner of its project or an admin.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from perflab import security
@@ -20,12 +20,21 @@ from perflab.compare import overlay as compare_overlay
 from perflab.compare import selection as compare_selection
 from perflab.compare.schemas import NoteRef
 from perflab.db import touch_row
-from perflab.errors import Forbidden, Gone, NotFound
+from perflab.errors import Forbidden, Gone, NotFound, TooManyRequests
 from perflab.experiments.models import Experiment
 from perflab.notes.models import Note
 from perflab.projects.models import Project
-from perflab.ratelimit import share_limiter
+from perflab.ratelimit import MissLimiter, share_limiter
 from perflab.sharing.models import Comparison, ShareLink
+
+# Public views are anonymous and each one computes a whole comparison: bound them per address and per
+# link (a link pasted into a busy channel). A share page asks for the view plus one overlay per chart,
+# so an address gets room for a few page loads a minute. Counted through ratelimit's limiter interface
+# (every view is a "miss"), so the counters live wherever that module keeps them.
+VIEWS_PER_ADDRESS = 120
+VIEWS_PER_LINK = 600
+address_view_limiter = MissLimiter(max_misses=VIEWS_PER_ADDRESS, window_s=60, what="share views")
+link_view_limiter = MissLimiter(max_misses=VIEWS_PER_LINK, window_s=60, what="share views")
 
 DEFAULT_EXPIRY_DAYS = 90
 SHORT_ID_CHARS = 10
@@ -53,6 +62,7 @@ def save_comparison(
         short_id=_short_id(session), project_id=project.id, title=title.strip(),
         baseline_experiment_id=sel.baseline.id, experiment_ids=[e.id for e in sel.experiments],
         run_ids=sel.run_ids, view_state=view_state or {}, created_by_id=user.id,
+        experiment_names=[e.name for e in sel.experiments],
     )
     session.add(row)
     session.flush()
@@ -79,7 +89,24 @@ def selection(session: Session, *, comparison: Comparison) -> compare_selection.
     sel = compare_selection.select_runs(session, project=project, experiment_ids=comparison.experiment_ids,
                                         run_ids=comparison.run_ids)
     sel.include_invalid = bool((comparison.view_state or {}).get("include_invalid"))
+    # Frozen when saved: config snapshots and profiles attached later, and later renames, do not show.
+    sel.frozen_at = comparison.created_at
+    names = dict(zip(comparison.experiment_ids, comparison.experiment_names or [], strict=False))
+    sel.experiments = [_named(e, names.get(e.id, e.name)) for e in sel.experiments]
     return sel
+
+
+def _named(experiment: Experiment, name: str) -> Experiment:
+    """The experiment under the name it had when the comparison was saved: a copy outside the session
+    (never flushed), so a read of a frozen comparison cannot rename anything."""
+    if experiment.name == name:
+        return experiment
+    twin = Experiment(id=experiment.id, project_id=experiment.project_id, name=name, status=experiment.status,
+                      hypothesis=experiment.hypothesis, tags=list(experiment.tags or []),
+                      former_names=list(experiment.former_names or []))
+    twin.created_at = experiment.created_at
+    twin.updated_at = experiment.updated_at
+    return twin
 
 
 def describe(session: Session, *, comparisons: list[Comparison]) -> dict[str, dict[int, str]]:
@@ -95,6 +122,14 @@ def describe(session: Session, *, comparisons: list[Comparison]) -> dict[str, di
         "projects": dict(session.execute(select(Project.id, Project.slug).where(Project.id.in_(proj_ids)))
                          .all()) if proj_ids else {},
     }
+
+
+def creators(session: Session, *, links: list[ShareLink]) -> dict[int, str]:
+    """{user id: email} of whoever created these links (not necessarily who saved the comparison)."""
+    ids = {link.created_by_id for link in links if link.created_by_id is not None}
+    if not ids:
+        return {}
+    return dict(session.execute(select(User.id, User.email).where(User.id.in_(ids))).all())
 
 
 # -- share links ----------------------------------------------------------------------------------------
@@ -133,13 +168,26 @@ def get_share_link(session: Session, *, link_id: int) -> tuple[ShareLink, Compar
     return row[0], row[1]
 
 
-def revoke_share_link(session: Session, *, link: ShareLink, user: User) -> ShareLink:
-    if link.created_by_id != user.id and user.role != "admin":
-        raise Forbidden("only whoever created a share link (or an admin) may revoke it")
+def revoke_share_link(session: Session, *, link: ShareLink, user: User, owner: bool = False) -> ShareLink:
+    """owner: the user owns the link's project (or is an admin): they may revoke any of its links."""
+    if link.created_by_id != user.id and user.role != "admin" and not owner:
+        raise Forbidden("only whoever created a share link, an owner of its project or an admin may revoke it")
     if link.revoked_at is None:
         link.revoked_at = now()
     session.flush()
     return link
+
+
+def revoke_links_of(session: Session, *, project: Project, user_id: int) -> int:
+    """Revokes every active share link `user_id` created in `project` (a member being removed). Returns how many."""
+    in_project = select(Comparison.id).where(Comparison.project_id == project.id)
+    result = session.execute(
+        update(ShareLink)
+        .where(ShareLink.created_by_id == user_id, ShareLink.revoked_at.is_(None),
+               ShareLink.comparison_id.in_(in_project))
+        .values(revoked_at=now())
+    )
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
 
 def link_status(link: ShareLink) -> str:
@@ -150,9 +198,20 @@ def link_status(link: ShareLink) -> str:
     return "active"
 
 
+def _count_view(limiter: MissLimiter, key: str, whose: str) -> None:
+    retry = limiter.blocked_for(key)
+    if retry:
+        raise TooManyRequests(f"too many views {whose} ({limiter.max_misses} a minute); retry in {retry} s",
+                              retry_after=retry)
+    limiter.miss(key)
+
+
 def open_share_link(session: Session, *, token: str, client: str) -> tuple[ShareLink, Comparison]:
-    """The comparison behind a share token. Every failure counts towards the client's guessing limit."""
+    """The comparison behind a share token. Every failure counts towards the client's guessing limit;
+    every view towards the per-address and per-link view limits."""
     share_limiter.check(client)
+    _count_view(address_view_limiter, client, "from this address")
+    _count_view(link_view_limiter, security.token_hash(token), "of this share link")
     link = None
     if token.startswith(security.SHARE_TOKEN_PREFIX) and len(token) <= 100:
         link = session.scalar(select(ShareLink).where(ShareLink.token_hash == security.token_hash(token)))

@@ -180,6 +180,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Forget Devices
+         * @description Forgets every browser this account logged in from (a lost laptop): each counts towards the
+         *     account's login limit again until it logs in anew.
+         */
+        delete: operations["auth-forget_devices"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -240,7 +261,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change Password */
+        /**
+         * Change Password
+         * @description Ends the account's other sessions and forgets its other browsers; this one is remembered anew.
+         */
         post: operations["auth-change_password"];
         delete?: never;
         options?: never;
@@ -597,7 +621,9 @@ export interface paths {
         put?: never;
         /**
          * Create Project
-         * @description Whoever creates a project becomes its owner.
+         * @description Whoever creates a project becomes its owner. 409 when the slug is taken by a project the caller can
+         *     see; one they cannot see is never revealed: the project gets the slug plus a random suffix (the
+         *     reply's `slug` is the one used).
          */
         post: operations["projects-create_project"];
         delete?: never;
@@ -849,7 +875,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove Member */
+        /**
+         * Remove Member
+         * @description revoke_share_links: also revoke every active public link this member created in the project,
+         *     which would otherwise stay valid until it expires (up to 365 days).
+         */
         delete: operations["members-remove_member"];
         options?: never;
         head?: never;
@@ -1031,7 +1061,8 @@ export interface paths {
         };
         /**
          * Run Events
-         * @description Server-sent events: a snapshot whenever the run changes, at most once a second.
+         * @description Server-sent events: a snapshot whenever the run changes, at most once a second. Access is checked
+         *     at every snapshot: a member removed (or logged out, or a token revoked) stops receiving at once.
          */
         get: operations["series-run_events"];
         put?: never;
@@ -2916,6 +2947,11 @@ export interface components {
         };
         /** ShareLinkCreated */
         ShareLinkCreated: {
+            /**
+             * Can Revoke
+             * @default false
+             */
+            can_revoke?: boolean;
             /** Comparison Id */
             comparison_id: number;
             /** Comparison Short Id */
@@ -2956,6 +2992,11 @@ export interface components {
         };
         /** ShareLinkRead */
         ShareLinkRead: {
+            /**
+             * Can Revoke
+             * @default false
+             */
+            can_revoke?: boolean;
             /** Comparison Id */
             comparison_id: number;
             /** Comparison Short Id */
@@ -3827,6 +3868,24 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+        };
+    };
+    "auth-forget_devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5412,7 +5471,9 @@ export interface operations {
     };
     "members-remove_member": {
         parameters: {
-            query?: never;
+            query?: {
+                revoke_share_links?: boolean;
+            };
             header?: never;
             path: {
                 user_id: number;

@@ -1,5 +1,5 @@
 // Members of a project and the caller's own role in it (which decides what the UI offers).
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, type Schemas, unwrap } from "@/api/client";
 import { projectMembersQueryOptions } from "@/lib/project-role";
 
@@ -17,6 +17,15 @@ const memberKeys = {
 };
 
 export const membersQueryOptions = projectMembersQueryOptions;
+
+/** The project's public links: removing a member offers to revoke the ones they created. */
+export function memberShareLinksQueryOptions(slug: string) {
+  return queryOptions({
+    queryKey: ["members", slug, "share-links"] as const,
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/projects/{slug}/share-links", { params: { path: { slug } }, signal })),
+  });
+}
 
 export function useAddMember(slug: string) {
   const qc = useQueryClient();
@@ -41,15 +50,20 @@ export function useUpdateMember(slug: string) {
   });
 }
 
+/** revokeShareLinks: also revoke every active public link the member created in this project. */
 export function useRemoveMember(slug: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (userId: number) =>
+    mutationFn: ({ userId, revokeShareLinks }: { userId: number; revokeShareLinks: boolean }) =>
       unwrap(
         api.DELETE("/api/projects/{slug}/members/{user_id}", {
-          params: { path: { slug, user_id: userId } },
+          params: { path: { slug, user_id: userId }, query: { revoke_share_links: revokeShareLinks } },
         }),
       ),
-    onSuccess: () => qc.invalidateQueries({ queryKey: memberKeys.list(slug) }),
+    onSuccess: () => {
+      qc.invalidateQueries({ queryKey: memberKeys.list(slug) });
+      // The project's share-link list shows the revoked ones.
+      qc.invalidateQueries({ predicate: (q) => q.queryKey.includes("share-links") });
+    },
   });
 }

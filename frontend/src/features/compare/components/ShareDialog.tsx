@@ -190,7 +190,8 @@ export function ShareDialog({
   );
 }
 
-/** The project's public links, newest first, with revoke. */
+/** The project's public links, newest first, with who made each. Owners (and admins) revoke any of
+ * them, e.g. those of someone who left; members revoke their own. */
 export function ShareLinksList({ slug }: { slug: string }) {
   const links = useQuery(shareLinksQueryOptions(slug));
   const revoke = useRevokeShareLink(slug);
@@ -206,6 +207,7 @@ export function ShareLinksList({ slug }: { slug: string }) {
             <tr>
               <th scope="col">Comparison</th>
               <th scope="col">Link</th>
+              <th scope="col">By</th>
               <th scope="col">Status</th>
               <th scope="col">Expires</th>
               <th scope="col">Last opened</th>
@@ -222,6 +224,7 @@ export function ShareLinksList({ slug }: { slug: string }) {
                   {l.note ? <div className="faint">{l.note}</div> : null}
                 </td>
                 <td className="mono faint">/s/pls_{l.hint}…</td>
+                <td>{l.created_by ?? <span className="faint">a former account</span>}</td>
                 <td>
                   <StatusBadge status={l.status} />
                 </td>
@@ -230,7 +233,7 @@ export function ShareLinksList({ slug }: { slug: string }) {
                   <TimeAgo iso={l.last_used_at} empty="never" />
                 </td>
                 <td>
-                  {l.status === "active" ? (
+                  {l.status === "active" && l.can_revoke ? (
                     confirm === l.id ? (
                       <span className="actions">
                         <button

@@ -9,7 +9,9 @@ import { SkeletonRows } from "@/components/Skeleton";
 import { TimeAgo } from "@/components/TimeAgo";
 import { useTitle } from "@/lib/use-title";
 import {
+  type Member,
   type MemberRole,
+  memberShareLinksQueryOptions,
   membersQueryOptions,
   ROLES,
   useAddMember,
@@ -25,6 +27,7 @@ export function MembersPage() {
   const canManage = myRole === "owner" || myRole === "admin";
   const update = useUpdateMember(slug);
   const remove = useRemoveMember(slug);
+  const [removing, setRemoving] = useState<Member | null>(null);
 
   return (
     <main className="page">
@@ -44,6 +47,21 @@ export function MembersPage() {
       {members.error ? <ErrorBox error={members.error} /> : null}
       {update.error ? <ErrorBox error={update.error} title="Could not change the role" /> : null}
       {remove.error ? <ErrorBox error={remove.error} title="Could not remove the member" /> : null}
+
+      {removing ? (
+        <ConfirmRemove
+          slug={slug}
+          member={removing}
+          pending={remove.isPending}
+          onCancel={() => setRemoving(null)}
+          onConfirm={(revokeShareLinks) =>
+            remove.mutate(
+              { userId: removing.user_id, revokeShareLinks },
+              { onSettled: () => setRemoving(null) },
+            )
+          }
+        />
+      ) : null}
 
       <section className="card" aria-label="Members">
         <div className="table-wrap">
@@ -98,7 +116,7 @@ export function MembersPage() {
                           className="btn btn-sm btn-danger"
                           aria-label={`Remove ${m.email}`}
                           disabled={remove.isPending}
-                          onClick={() => remove.mutate(m.user_id)}
+                          onClick={() => setRemoving(m)}
                         >
                           Remove
                         </button>
@@ -161,6 +179,55 @@ function AddMemberForm({ slug }: { slug: string }) {
             </button>
           </div>
         </form>
+      </div>
+    </section>
+  );
+}
+
+/** Removing someone: their public links would stay valid until they expire (up to a year), so the
+ * owner is offered to revoke them too (checked by default). */
+function ConfirmRemove({
+  slug,
+  member,
+  pending,
+  onCancel,
+  onConfirm,
+}: {
+  slug: string;
+  member: Member;
+  pending: boolean;
+  onCancel: () => void;
+  onConfirm: (revokeShareLinks: boolean) => void;
+}) {
+  const links = useQuery(memberShareLinksQueryOptions(slug));
+  const theirs = (links.data ?? []).filter(
+    (l) => l.status === "active" && l.created_by === member.email,
+  ).length;
+  const [revoke, setRevoke] = useState(true);
+  return (
+    <section className="card" role="alertdialog" aria-labelledby="remove-member-title">
+      <div className="card-body">
+        <h2 id="remove-member-title" style={{ fontSize: 15, margin: "0 0 8px" }}>
+          Remove {member.email}?
+        </h2>
+        <label style={{ display: "flex", gap: 8, alignItems: "center" }}>
+          <input type="checkbox" checked={revoke} onChange={(e) => setRevoke(e.target.checked)} />
+          Also revoke the public share links they created
+          {links.data ? ` (${theirs} active)` : ""}
+        </label>
+        <div className="actions" style={{ marginTop: 12 }}>
+          <button
+            type="button"
+            className="btn btn-sm btn-danger"
+            disabled={pending}
+            onClick={() => onConfirm(revoke)}
+          >
+            {pending ? "Removing…" : "Remove"}
+          </button>
+          <button type="button" className="btn btn-sm btn-ghost" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
       </div>
     </section>
   );
