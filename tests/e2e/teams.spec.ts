@@ -181,3 +181,32 @@ test("the trend page shows the change point of a history with a real shift", asy
   await expect(results.getByRole("columnheader", { name: /^exp-06 baseline/ })).toBeVisible();
   await expect(results.getByRole("row", { name: /Requests\/sec.*-2\d\.\d%.*worse/ })).toBeVisible();
 });
+
+test("a short trend says it is too short to judge, and the sensitivity stays in the link", async ({ page }) => {
+  const u = Date.now().toString(36);
+  await logIn(page, adminEmail(), adminPassword());
+  const csrf = await csrfOf(page);
+  const { slug } = await ok(
+    page.request.post("/api/projects", { data: { name: `short ${u}` }, headers: { "X-CSRF-Token": csrf } }),
+    "project",
+  );
+  // 4 experiments of 2 runs: too few to show any step (3 before and 3 after one are needed).
+  const levels = [10000, 10200, 7600, 7500];
+  for (let i = 0; i < levels.length; i++) {
+    for (const w of [0.99, 1.01]) {
+      await importRun(page.request, csrf, slug, `short-${i + 1}`, wrkOutput((levels[i] ?? 0) * w, 180));
+    }
+  }
+  await page.goto(`/p/${slug}/trends`);
+  const summary = page.getByTestId("change-point-summary");
+  await expect(summary).toContainText("Too short to judge a change of any size");
+  await expect(summary).toContainText("this history has 4");
+  await expect(summary).not.toContainText("consistent with noise");
+
+  // The sensitivity is a control, kept in the link across a reload.
+  await page.getByLabel("Change-point sensitivity").selectOption("0.01");
+  await expect(page).toHaveURL(/alpha=0\.01/);
+  await page.reload();
+  await expect(page.getByLabel("Change-point sensitivity")).toHaveValue("0.01");
+  await expect(page.getByTestId("change-point-summary")).toContainText("Too short to judge");
+});

@@ -1348,12 +1348,12 @@ export interface components {
             alpha: number;
             /** Description */
             description: string;
+            /** Min Experiments */
+            min_experiments: number;
             /** Min Size */
             min_size: number;
             /** Name */
             name: string;
-            /** Permutations */
-            permutations: number;
         };
         /** ChangeSet */
         ChangeSet: {
@@ -3240,8 +3240,12 @@ export interface components {
         };
         /** TrendReply */
         TrendReply: {
+            /** Assessment */
+            assessment: string;
             /** Change Points */
             change_points: components["schemas"]["TrendChangePoint"][];
+            /** Detectable Step Pct */
+            detectable_step_pct: number | null;
             /** Experiments */
             experiments: components["schemas"]["TrendExperiment"][];
             /** Higher Is Better */
@@ -3251,6 +3255,8 @@ export interface components {
             method: components["schemas"]["ChangePointMethod"];
             /** Metric */
             metric: string;
+            /** Summary */
+            summary: string;
             /** Unit */
             unit: string;
         };
@@ -5606,7 +5612,7 @@ export interface operations {
             query: {
                 /** @description a key from /trend/metrics */
                 metric: string;
-                /** @description change-point significance level */
+                /** @description change-point sensitivity: the false-alarm rate per history (0.005 to 0.2) */
                 alpha?: number;
             };
             header?: never;
