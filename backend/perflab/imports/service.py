@@ -22,6 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from perflab import parsers
+from perflab.alerts import service as alerts_service
 from perflab.artifacts import service as artifacts_service
 from perflab.errors import BadInput, PayloadTooLarge
 from perflab.experiments import service as experiments_service
@@ -337,6 +338,7 @@ def import_run(
     if exp.status == "planned":
         exp.status = "done"
     session.flush()
+    alerts_service.announce_run(session, run=run)  # regression alerts: queued here, sent later
     return {"run": run, "duplicate": False, "files": infos}
 
 

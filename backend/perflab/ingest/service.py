@@ -12,6 +12,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
+from perflab.alerts import service as alerts_service
 from perflab.errors import BadInput, Conflict, NotFound
 from perflab.experiments import service as experiments_service
 from perflab.experiments.models import Experiment
@@ -378,6 +379,7 @@ def evaluate(session: Session, *, run: Run) -> None:
         reasons.append(f"the load command exited with code {run.exit_code}")
     run.status = "partial" if reasons else "complete"
     run.status_reasons = reasons
+    alerts_service.announce_run(session, run=run)  # regression alerts: queued here, sent later
     exp = session.get(Experiment, run.experiment_id)
     if exp is not None and exp.status == "running":
         busy = session.scalar(

@@ -764,6 +764,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{slug}/gate-failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Gate Failed
+         * @description What `perflab-agent compare --fail-on ...` reports when it fails a build: the project's
+         *     gate_failed webhooks are notified.
+         */
+        post: operations["alerts-gate_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{slug}/hosts": {
         parameters: {
             query?: never;
@@ -985,6 +1006,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{slug}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Webhooks
+         * @description The project's webhooks with their last delivery (owners only).
+         */
+        get: operations["alerts-list_webhooks"];
+        put?: never;
+        /**
+         * Create Webhook
+         * @description Register a webhook; its signing secret is in this answer only.
+         */
+        post: operations["alerts-create_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}": {
         parameters: {
             query?: never;
@@ -1198,6 +1243,43 @@ export interface paths {
         put?: never;
         /** Create User */
         post: operations["users-create_user"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete Webhook */
+        delete: operations["alerts-delete_webhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Deliveries
+         * @description The webhook's latest 20 deliveries, newest first.
+         */
+        get: operations["alerts-list_deliveries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1571,6 +1653,28 @@ export interface components {
             /** Status */
             status?: ("proposed" | "adopted" | "rejected" | "inconclusive") | null;
         };
+        /** DeliveryRead */
+        DeliveryRead: {
+            /** Attempts */
+            attempts: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Delivered At */
+            delivered_at: string | null;
+            /** Event */
+            event: string;
+            /** Id */
+            id: number;
+            /** Last Error */
+            last_error: string | null;
+            /** Response Status */
+            response_status: number | null;
+            /** Status */
+            status: string;
+        };
         /** EvidenceRead */
         EvidenceRead: {
             /** Kind */
@@ -1839,6 +1943,28 @@ export interface components {
             total: number;
             /** Unit */
             unit: string;
+        };
+        /** GateAccepted */
+        GateAccepted: {
+            /** Deliveries */
+            deliveries: number;
+        };
+        /**
+         * GateFailed
+         * @description What a CI gate reports when it failed the build (perflab-agent compare --fail-on ...).
+         */
+        GateFailed: {
+            /** Baseline */
+            baseline: string;
+            /** Exit Code */
+            exit_code: number;
+            /** Experiments */
+            experiments: string[];
+            /**
+             * Failures
+             * @description one line per failing metric
+             */
+            failures: string[];
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -3378,6 +3504,74 @@ export interface components {
             ui?: {
                 [key: string]: unknown;
             };
+        };
+        /** WebhookCreate */
+        WebhookCreate: {
+            /**
+             * Alpha
+             * @description the change-point sensitivity to follow (false alarms per history)
+             * @default 0.05
+             */
+            alpha?: number;
+            /** Events */
+            events: ("change_point" | "gate_failed" | "finding")[];
+            /**
+             * Format
+             * @default json
+             * @enum {string}
+             */
+            format?: "json" | "slack";
+            /** Name */
+            name: string;
+            /**
+             * Url
+             * @description http(s) URL chosen by a project owner
+             */
+            url: string;
+        };
+        /** WebhookCreated */
+        WebhookCreated: {
+            /** Alpha */
+            alpha: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Events */
+            events: string[];
+            /** Format */
+            format: string;
+            /** Id */
+            id: number;
+            last_delivery?: components["schemas"]["DeliveryRead"] | null;
+            /** Name */
+            name: string;
+            /** Secret */
+            secret: string;
+            /** Url */
+            url: string;
+        };
+        /** WebhookRead */
+        WebhookRead: {
+            /** Alpha */
+            alpha: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Events */
+            events: string[];
+            /** Format */
+            format: string;
+            /** Id */
+            id: number;
+            last_delivery?: components["schemas"]["DeliveryRead"] | null;
+            /** Name */
+            name: string;
+            /** Url */
+            url: string;
         };
     };
     responses: never;
@@ -5141,6 +5335,41 @@ export interface operations {
             };
         };
     };
+    "alerts-gate_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GateFailed"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateAccepted"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "hosts-list_hosts": {
         parameters: {
             query?: never;
@@ -5674,6 +5903,72 @@ export interface operations {
             };
         };
     };
+    "alerts-list_webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "alerts-create_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "runs-get_run": {
         parameters: {
             query?: never;
@@ -6104,6 +6399,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "alerts-delete_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "alerts-list_deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryRead"][];
                 };
             };
             /** @description Validation Error */
