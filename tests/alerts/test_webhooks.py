@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import json
 import random
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -17,8 +18,11 @@ import pytest
 from fastapi.testclient import TestClient
 from perflab.alerts import delivery
 
+from tests.agent.helpers import agent_argv, agent_env
 from tests.conftest import FIXTURES, login
-from tests.trends.test_trend_api import import_run, wrk_output
+from tests.trends.test_trend_api import import_run, live_server, wrk_output
+
+__all__ = ["live_server"]  # a fixture, used by name below
 
 CAPTURE = FIXTURES / "captures" / "nginx-proxy-buffers" / "default"
 
@@ -225,3 +229,27 @@ def test_only_owners_manage_webhooks_and_members_report_gates(
     finally:
         for c in users.values():
             c.__exit__(None, None, None)
+
+
+def test_the_ci_gate_that_fails_a_build_fires_the_gate_failed_webhook(
+        client: TestClient, project: dict[str, Any], receiver: Receiver, live_server: str) -> None:
+    """`perflab-agent compare --fail-on worse` on the capture (default is -47% against direct) exits 3 and
+    tells the server, which posts to the project's gate_failed webhook."""
+    slug = project["slug"]
+    hook = add_hook(client, slug, receiver.url, ["gate_failed"])
+    captures = FIXTURES / "captures" / "nginx-proxy-buffers"
+    for exp in ("direct", "default"):
+        for run in ("run1", "run2", "run3"):
+            r = client.post(f"/api/projects/{slug}/imports", json={"experiment": exp, "label": run, "files": [
+                {"name": "wrk.txt", "content": (captures / exp / run / "wrk.txt").read_text()}]})
+            assert r.status_code == 201, r.text
+    token = client.post(f"/api/projects/{slug}/tokens", json={"name": "ci"}).json()["token"]
+    argv = agent_argv("compare", "--project", slug, "--baseline", "direct", "default", "--fail-on", "worse",
+                      "--metric", "requests_per_sec")
+    out = subprocess.run(argv, env=agent_env(live_server, token), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 3, out.stderr
+    [req] = receiver.wait_for(1)
+    body = json.loads(req["body"])
+    assert body["event"] == "gate_failed" and body["data"]["baseline"] == "direct"
+    assert body["data"]["experiments"] == ["default"] and body["data"]["exit_code"] == 3
+    assert "requests_per_sec" in body["data"]["failures"][0] and signed(hook["secret"], req)
