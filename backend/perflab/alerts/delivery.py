@@ -153,4 +153,4 @@ async def deliver_forever() -> None:
         except Exception:
             log.warning("webhook delivery pass failed; trying again in %.0f s", POLL_S, exc_info=True)
             pause = POLL_S
-        await asyncio.to_thread(wake.wait, pause)
+        await wake.wait(pause)
