@@ -253,3 +253,40 @@ def test_the_ci_gate_that_fails_a_build_fires_the_gate_failed_webhook(
     assert body["event"] == "gate_failed" and body["data"]["baseline"] == "direct"
     assert body["data"]["experiments"] == ["default"] and body["data"]["exit_code"] == 3
     assert "requests_per_sec" in body["data"]["failures"][0] and signed(hook["secret"], req)
+
+
+def test_a_run_recorded_by_agents_announces_the_change_point_it_completes(
+        app: Any, client: TestClient, project: dict[str, Any], agent_token: str, receiver: Receiver) -> None:
+    """Five imported experiments at about 10,000 req/s, two at the capture's 5,627: then a run recorded
+    through the agent protocol (the capture's default run) is the third after the step."""
+    from tests.ingest.test_ingest import AGENT, Agent, _batches, _lines, _run
+
+    slug = project["slug"]
+    hook = add_hook(client, slug, receiver.url, ["change_point"])
+    rng = random.Random(9)
+    for i in range(7):
+        for _ in range(3):
+            level = 10_000 if i < 5 else 5_627
+            import_run(client, slug, f"e-{i}", wrk_output(level * (1 + rng.gauss(0, 0.03)), 180))
+    agent = Agent(app, agent_token)
+    assert agent.hello().status_code == 200
+    run_id = _run(agent)
+    assert agent.c.post(f"/api/agent/runs/{run_id}/join",
+                        json={"agent_id": AGENT, "role": "proxy", "streams": ["vmstat"]}).status_code == 200
+    assert agent.c.post(f"/api/agent/runs/{run_id}/start", json={"started_at": time.time()}).status_code == 200
+    t0 = time.time()
+    run1 = CAPTURE / "run1"
+    batches = (_batches("vmstat", "vmstat", "proxy", run_id, _lines(run1 / "vmstat.txt", t0), 20)
+               + _batches("load", "wrk", "loadgen", run_id, _lines(run1 / "wrk.txt", t0), 50))
+    assert agent.send(batches).status_code == 200
+    time.sleep(1.0)
+    assert receiver.requests == []  # two experiments after the step: nothing to announce yet
+    assert agent.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0}).status_code == 200
+    assert client.get(f"/api/runs/{run_id}").json()["status"] == "complete"
+    [req] = receiver.wait_for(1)
+    body = json.loads(req["body"])
+    assert body["data"]["experiment"] == "e-5" and body["data"]["delta_pct"] < -35 and signed(hook["secret"], req)
+    for _ in range(3):  # the agent polls the run's status: no second announcement
+        agent.c.get(f"/api/agent/runs/{run_id}")
+    time.sleep(1.0)
+    assert len(receiver.requests) == 1

@@ -377,9 +377,11 @@ def evaluate(session: Session, *, run: Run) -> None:
         reasons.append(f"{name}: not closed {grace} s after the run ended (batches missing)")
     if run.exit_code not in (0, None):
         reasons.append(f"the load command exited with code {run.exit_code}")
+    finished = run.status in ("complete", "partial")
     run.status = "partial" if reasons else "complete"
     run.status_reasons = reasons
-    alerts_service.announce_run(session, run=run)  # regression alerts: queued here, sent later
+    if not finished:  # regression alerts, once per run: queued here, sent later
+        alerts_service.announce_run(session, run=run)
     exp = session.get(Experiment, run.experiment_id)
     if exp is not None and exp.status == "running":
         busy = session.scalar(
