@@ -64,10 +64,17 @@ def render_table(out):
     return text
 
 
+def _query(args):
+    query = {"metric": args.metric}
+    if getattr(args, "alpha", None) is not None:
+        query["alpha"] = repr(args.alpha)
+    return query
+
+
 def trend(client, args):
     try:
         resp = client.call("GET", "/api/projects/{}/trend".format(quote(args.project, safe="")),
-                           query={"metric": args.metric}, deadline=time.monotonic() + CALL_DEADLINE_S,
+                           query=_query(args), deadline=time.monotonic() + CALL_DEADLINE_S,
                            what="trend")
     except NetworkError as e:
         log.error("trend failed: %s", e)

@@ -162,6 +162,9 @@ def test_agent_trend_prints_experiments_and_the_change_point(client: TestClient,
     assert doc["change_points"][0]["delta_pct"] < -25
     table = subprocess.run(argv, env=agent_env(live_server, token), capture_output=True, text=True, timeout=60)
     assert table.returncode == 0 and "change point at exp-07" in table.stdout
+    strict = subprocess.run([*argv, "--alpha", "0.01", "--format", "json"], env=agent_env(live_server, token),
+                            capture_output=True, text=True, timeout=60)
+    assert strict.returncode == 0 and json.loads(strict.stdout)["method"]["alpha"] == 0.01, strict.stderr
     missing = subprocess.run([*argv[:-1], "wrk.nope"], env=agent_env(live_server, token), capture_output=True,
                              text=True, timeout=60)
     assert missing.returncode == 1 and "unknown wrk metric" in missing.stderr
