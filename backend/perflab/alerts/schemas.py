@@ -5,13 +5,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from perflab.schemas_base import RequestModel
 from perflab.trends import changepoints
 
 EVENTS = ("change_point", "gate_failed", "finding")
 Event = Literal["change_point", "gate_failed", "finding"]
 
 
-class WebhookCreate(BaseModel):
+class WebhookCreate(RequestModel):
     name: str = Field(min_length=1, max_length=200)
     url: str = Field(min_length=1, max_length=2000, description="http(s) URL chosen by a project owner")
     format: Literal["json", "slack"] = "json"
@@ -56,7 +57,7 @@ class WebhookCreated(WebhookRead):
     secret: str
 
 
-class GateFailed(BaseModel):
+class GateFailed(RequestModel):
     """What a CI gate reports when it failed the build (perflab-agent compare --fail-on ...)."""
 
     baseline: str = Field(min_length=1, max_length=200)
