@@ -114,9 +114,16 @@ def _seen(session: Session, hook: Webhook, keys: list[str]) -> bool:
 
 
 def _wake_after_commit(session: Session) -> None:
-    if not session.info.get("alerts_wake"):
-        session.info["alerts_wake"] = True
-        sa_event.listen(session, "after_commit", lambda _s: wake.notify(), once=True)
+    """Wake the delivery loop once this transaction commits (a rollback sends nothing)."""
+    if session.info.get("alerts_wake"):
+        return
+    session.info["alerts_wake"] = True
+
+    def committed(_: Session) -> None:
+        session.info.pop("alerts_wake", None)
+        wake.notify()
+
+    sa_event.listen(session, "after_commit", committed, once=True)
 
 
 def queue(session: Session, *, hook: Webhook, project: Project, event: str, text: str, data: dict[str, Any]) -> None:
