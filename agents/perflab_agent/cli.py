@@ -148,6 +148,8 @@ def build_parser():
     trend.add_argument("--project", required=True)
     trend.add_argument("--metric", required=True, metavar="KEY", help="e.g. wrk.requests_per_sec, vmstat.sy@proxy")
     trend.add_argument("--format", choices=["table", "json"], default="table")
+    trend.add_argument("--alpha", type=float, metavar="RATE",
+                       help="change-point false alarms per history, 0.005 to 0.2 (default: the server's, 0.05)")
     return parser
 
 

@@ -8,6 +8,7 @@ import os
 import sys
 import time
 
+from perflab_agent.alerts import report_gate_failure
 from perflab_agent.transport import NetworkError
 from perflab_agent.util import log, redactor
 
@@ -322,4 +323,6 @@ def compare(client, args):
         return 2
     for failure in failures:
         sys.stderr.write(f"FAIL {failure}\n")
+    if failures:  # the project's gate_failed webhooks (alerts.py)
+        report_gate_failure(client, args.project, args.baseline, args.experiments, failures, 3)
     return 3 if failures else 0

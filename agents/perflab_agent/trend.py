@@ -31,6 +31,10 @@ def summarize(doc):
             for c in doc.get("change_points") or []
         ],
         "method": doc.get("method"),
+        # changed | no_change | too_short, and the sentence saying what this history can and cannot show
+        "assessment": doc.get("assessment"),
+        "detectable_step_pct": doc.get("detectable_step_pct"),
+        "summary": doc.get("summary"),
     }
 
 
@@ -52,7 +56,7 @@ def render_table(out):
     lines.insert(1, "  ".join("-" * w for w in widths))
     text = "{} ({})\n".format(out["metric"], out.get("unit") or "") + "\n".join(lines) + "\n"
     if not out["change_points"]:
-        return text + "no change points\n"
+        return text + (out.get("summary") or "no change points") + "\n"
     for c in out["change_points"]:
         delta = "{:+.1f}%".format(c["delta_pct"]) if c["delta_pct"] is not None else "?"
         text += "change point at {}: {} -> {} ({}, p={:.3f})\n".format(
@@ -60,10 +64,17 @@ def render_table(out):
     return text
 
 
+def _query(args):
+    query = {"metric": args.metric}
+    if getattr(args, "alpha", None) is not None:
+        query["alpha"] = repr(args.alpha)
+    return query
+
+
 def trend(client, args):
     try:
         resp = client.call("GET", "/api/projects/{}/trend".format(quote(args.project, safe="")),
-                           query={"metric": args.metric}, deadline=time.monotonic() + CALL_DEADLINE_S,
+                           query=_query(args), deadline=time.monotonic() + CALL_DEADLINE_S,
                            what="trend")
     except NetworkError as e:
         log.error("trend failed: %s", e)

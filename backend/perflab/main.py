@@ -21,6 +21,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from perflab import __version__, agent_dist, db, domains
+from perflab.alerts import delivery as alerts_delivery
 from perflab.config import get_settings
 from perflab.deps import credentials_valid, get_current_user
 from perflab.errors import AppError, DatabaseBusy
@@ -87,10 +88,13 @@ def frontend_dist() -> Path | None:
 async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     # Periodic upkeep that no request triggers: runs whose agent died end `partial` (ingest/sweep.py).
     task = asyncio.create_task(sweep.sweep_forever(get_settings().run_silence_s))
+    # Webhook deliveries queued by requests go out from here, never from the request (alerts/delivery.py).
+    deliveries = asyncio.create_task(alerts_delivery.deliver_forever())
     try:
         yield
     finally:
         task.cancel()
+        deliveries.cancel()
 
 
 def create_app() -> FastAPI:

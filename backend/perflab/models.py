@@ -1,5 +1,6 @@
 """Import every domain's models so that Base.metadata is complete (Alembic, the drift test)."""
 
+from perflab.alerts.models import Webhook, WebhookDelivery, WebhookSeen
 from perflab.artifacts.models import Artifact
 from perflab.auth.models import User, UserSession
 from perflab.decisions.models import Decision
@@ -47,4 +48,7 @@ __all__ = [
     "Summary",
     "User",
     "UserSession",
+    "Webhook",
+    "WebhookDelivery",
+    "WebhookSeen",
 ]

@@ -34,6 +34,8 @@ OWNER_ROUTES = {
     ("DELETE", "/api/tokens/{token_id}"),
     ("POST", "/api/projects/{slug}/members"), ("PATCH", "/api/projects/{slug}/members/{user_id}"),
     ("DELETE", "/api/projects/{slug}/members/{user_id}"),
+    ("GET", "/api/projects/{slug}/webhooks"), ("POST", "/api/projects/{slug}/webhooks"),
+    ("GET", "/api/webhooks/{webhook_id}/deliveries"), ("DELETE", "/api/webhooks/{webhook_id}"),
 }
 WRITE_GETS: set[tuple[str, str]] = set()
 READ_POSTS: set[tuple[str, str]] = set()
@@ -69,13 +71,15 @@ def _objects(client: TestClient, session: Any, slug: str) -> dict[str, str]:
                           headers={"Content-Type": "application/octet-stream"})
     assert profile.status_code == 201, profile.text
     token = client.post(f"/api/projects/{slug}/tokens", json={"name": "t"}).json()
+    hook = client.post(f"/api/projects/{slug}/webhooks", json={
+        "name": "w", "url": "http://127.0.0.1:9/hook", "events": ["gate_failed"]}).json()
     artifact = session.execute(text("SELECT a.id FROM artifact a JOIN project p ON p.id = a.project_id "
                                     "WHERE p.slug = :s LIMIT 1"), {"s": slug}).scalar_one()
     return {
         "slug": slug, "run_id": run_id, "experiment_id": str(exp_id), "note_id": str(note["id"]),
         "decision_id": str(decision.json()["id"]), "short_id": short_id, "link_id": str(link["id"]),
         "profile_id": str(profile.json()["profile_id"]), "token_id": str(token["id"]),
-        "artifact_id": str(artifact), "stream_id": str(detail["streams"][0]["id"]),
+        "artifact_id": str(artifact), "webhook_id": str(hook["id"]), "stream_id": str(detail["streams"][0]["id"]),
     }
 
 

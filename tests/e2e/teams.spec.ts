@@ -181,3 +181,84 @@ test("the trend page shows the change point of a history with a real shift", asy
   await expect(results.getByRole("columnheader", { name: /^exp-06 baseline/ })).toBeVisible();
   await expect(results.getByRole("row", { name: /Requests\/sec.*-2\d\.\d%.*worse/ })).toBeVisible();
 });
+
+test("a short trend is too short to judge; its sensitivity stays in the link", async ({ page }) => {
+  const u = Date.now().toString(36);
+  await logIn(page, adminEmail(), adminPassword());
+  const csrf = await csrfOf(page);
+  const { slug } = await ok(
+    page.request.post("/api/projects", { data: { name: `short ${u}` }, headers: { "X-CSRF-Token": csrf } }),
+    "project",
+  );
+  // 4 experiments of 2 runs: too few to show any step (3 before and 3 after one are needed).
+  const levels = [10000, 10200, 7600, 7500];
+  for (let i = 0; i < levels.length; i++) {
+    for (const w of [0.99, 1.01]) {
+      await importRun(page.request, csrf, slug, `short-${i + 1}`, wrkOutput((levels[i] ?? 0) * w, 180));
+    }
+  }
+  await page.goto(`/p/${slug}/trends`);
+  const summary = page.getByTestId("change-point-summary");
+  await expect(summary).toContainText("Too short to judge a change of any size");
+  await expect(summary).toContainText("this history has 4");
+  await expect(summary).not.toContainText("consistent with noise");
+
+  // The sensitivity is a control, kept in the link across a reload.
+  await page.getByLabel("Change-point sensitivity").selectOption("0.01");
+  await expect(page).toHaveURL(/alpha=0\.01/);
+  await page.reload();
+  await expect(page.getByLabel("Change-point sensitivity")).toHaveValue("0.01");
+  await expect(page.getByTestId("change-point-summary")).toContainText("Too short to judge");
+});
+
+test("owners add and delete webhooks on the Alerts tab; a viewer sees no controls", async ({
+  page,
+  browser,
+}) => {
+  const u = Date.now().toString(36);
+  await logIn(page, adminEmail(), adminPassword());
+  const csrf = await csrfOf(page);
+  const headers = { "X-CSRF-Token": csrf };
+  const { slug } = await ok(
+    page.request.post("/api/projects", { data: { name: `alerts ${u}` }, headers }),
+    "project",
+  );
+  const email = `alert-viewer-${u}@example.test`;
+  await ok(
+    page.request.post("/api/users", { data: { email, password: PASSWORD, role: "member" }, headers }),
+    "user",
+  );
+  await ok(
+    page.request.post(`/api/projects/${slug}/members`, { data: { email, role: "viewer" }, headers }),
+    "add",
+  );
+
+  await page.goto(`/p/${slug}`);
+  await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Alerts" }).click();
+  await expect(page).toHaveURL(new RegExp(`/p/${slug}/alerts$`));
+  const form = page.getByRole("form", { name: "Create webhook" });
+  await form.getByLabel("Name").fill("perf channel");
+  await form.getByLabel("URL").fill("ftp://example.test/hook");
+  await form.getByRole("button", { name: "Add webhook" }).click();
+  await expect(page.getByRole("alert").first()).toContainText("http");
+  await form.getByLabel("URL").fill("http://127.0.0.1:9/hook");
+  await form.getByLabel("Body").selectOption("slack");
+  await form.getByRole("button", { name: "Add webhook" }).click();
+  const secret = page.getByTestId("webhook-secret");
+  await expect(secret).toHaveText(/^[0-9a-f]{64}$/);
+  await page.getByRole("button", { name: "I have copied it" }).click();
+  const table = page.getByRole("table", { name: "Webhooks" });
+  await expect(table).toContainText("perf channel");
+  await expect(table).toContainText("change_point");
+  await expect(page.getByTestId("last-delivery")).toContainText("none yet");
+  await expect(page.getByText(/^[0-9a-f]{64}$/)).toHaveCount(0); // shown once
+
+  const viewer = await asUser(browser, email);
+  await viewer.goto(`/p/${slug}/alerts`);
+  await expect(viewer.getByText("Webhooks are managed by the project's owners")).toBeVisible();
+  await expect(viewer.getByRole("form", { name: "Create webhook" })).toHaveCount(0);
+  await expect(viewer.getByRole("button", { name: /Delete webhook/ })).toHaveCount(0);
+
+  await page.getByRole("button", { name: "Delete webhook perf channel" }).click();
+  await expect(page.getByText("No webhooks yet")).toBeVisible();
+});

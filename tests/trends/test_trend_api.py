@@ -162,6 +162,56 @@ def test_agent_trend_prints_experiments_and_the_change_point(client: TestClient,
     assert doc["change_points"][0]["delta_pct"] < -25
     table = subprocess.run(argv, env=agent_env(live_server, token), capture_output=True, text=True, timeout=60)
     assert table.returncode == 0 and "change point at exp-07" in table.stdout
+    strict = subprocess.run([*argv, "--alpha", "0.01", "--format", "json"], env=agent_env(live_server, token),
+                            capture_output=True, text=True, timeout=60)
+    assert strict.returncode == 0 and json.loads(strict.stdout)["method"]["alpha"] == 0.01, strict.stderr
     missing = subprocess.run([*argv[:-1], "wrk.nope"], env=agent_env(live_server, token), capture_output=True,
                              text=True, timeout=60)
     assert missing.returncode == 1 and "unknown wrk metric" in missing.stderr
+
+
+def test_a_short_history_says_it_is_too_short_instead_of_no_change(client: TestClient, project: dict[str, Any]
+                                                                  ) -> None:
+    """Five experiments cannot show a step with 3 on each side: the reply says so, never "no change"."""
+    slug = project["slug"]
+    rng = random.Random(5)
+    for i in range(5):
+        for _ in range(3):
+            import_run(client, slug, f"s-{i}", wrk_output(10_000 * (1 + rng.gauss(0, 0.03)), 180))
+    doc = client.get(f"/api/projects/{slug}/trend", params={"metric": "wrk.requests_per_sec"}).json()
+    assert doc["assessment"] == "too_short" and doc["detectable_step_pct"] is None
+    assert "too short to judge" in doc["summary"].lower() and "has 5" in doc["summary"]
+
+
+def test_the_issue_step_of_25_pct_in_8_experiments_of_3_runs_is_found_once_3_follow_it(
+        client: TestClient, project: dict[str, Any]) -> None:
+    """The case that used to read "consistent with noise": -25% after the fifth of 8 experiments, 3 runs
+    each, 3% noise. Before it is found, the flat part states the smallest step it could see."""
+    slug = project["slug"]
+    rng = random.Random(8)
+    for i in range(8):
+        for _ in range(3):
+            level = 10_000 if i < 5 else 7_500
+            import_run(client, slug, f"e-{i}", wrk_output(level * (1 + rng.gauss(0, 0.03)), 180))
+        if i == 5:  # 6 experiments, one after the step: nothing yet, and it says what it could see
+            early = client.get(f"/api/projects/{slug}/trend", params={"metric": "wrk.requests_per_sec"}).json()
+            assert early["change_points"] == [] and early["assessment"] == "no_change"
+            assert 0 < early["detectable_step_pct"] and "too short to judge a smaller change" in early["summary"]
+    doc = client.get(f"/api/projects/{slug}/trend", params={"metric": "wrk.requests_per_sec"}).json()
+    [cp] = doc["change_points"]
+    assert cp["experiment"] == "e-5" and -28 < cp["delta_pct"] < -22 and doc["assessment"] == "changed"
+    assert doc["method"]["alpha"] == 0.05 and doc["method"]["name"] == "max-t-segmentation"
+
+
+def test_the_sensitivity_is_a_query_parameter_within_the_calibrated_range(client: TestClient,
+                                                                          history: dict[str, Any]) -> None:
+    url = f"/api/projects/{history['slug']}/trend"
+    strict = client.get(url, params={"metric": "wrk.requests_per_sec", "alpha": 0.01}).json()
+    assert strict["method"]["alpha"] == 0.01 and len(strict["change_points"]) == 1
+    eager = client.get(url, params={"metric": "wrk.latency_p99_ms", "alpha": 0.2}).json()
+    calm = client.get(url, params={"metric": "wrk.latency_p99_ms", "alpha": 0.01}).json()
+    # A stricter rate needs a larger step to see one: the detectable step grows.
+    assert eager["detectable_step_pct"] < calm["detectable_step_pct"]
+    for bad in ("0", "0.001", "0.5", "x"):
+        r = client.get(url, params={"metric": "wrk.requests_per_sec", "alpha": bad})
+        assert r.status_code == 422 and "alpha" in r.text, (bad, r.text)

@@ -21,6 +21,7 @@ from sqlalchemy import text as sql
 from sqlalchemy.orm import Session
 
 from perflab import parsers
+from perflab.alerts import service as alerts_service
 from perflab.artifacts import service as artifacts_service
 from perflab.errors import BadInput
 from perflab.experiments import service as experiments_service
@@ -267,4 +268,5 @@ def import_run(
     if exp.status == "planned":
         exp.status = "done"
     session.flush()
+    alerts_service.announce_run(session, run=run)  # regression alerts: queued here, sent later
     return {"run": run, "duplicate": False, "files": infos}

@@ -12,6 +12,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
+from perflab.alerts import service as alerts_service
 from perflab.errors import BadInput, Conflict, NotFound
 from perflab.experiments import service as experiments_service
 from perflab.experiments.models import Experiment
@@ -376,8 +377,11 @@ def evaluate(session: Session, *, run: Run) -> None:
         reasons.append(f"{name}: not closed {grace} s after the run ended (batches missing)")
     if run.exit_code not in (0, None):
         reasons.append(f"the load command exited with code {run.exit_code}")
+    finished = run.status in ("complete", "partial")
     run.status = "partial" if reasons else "complete"
     run.status_reasons = reasons
+    if not finished:  # regression alerts, once per run: queued here, sent later
+        alerts_service.announce_run(session, run=run)
     exp = session.get(Experiment, run.experiment_id)
     if exp is not None and exp.status == "running":
         busy = session.scalar(

@@ -21,7 +21,9 @@ def trend_metrics(project: ReadableProject, db: SessionDep) -> list[TrendMetric]
 def trend(
     project: ReadableProject, db: SessionDep,
     metric: Annotated[str, Query(min_length=1, max_length=400, description="a key from /trend/metrics")],
-    alpha: Annotated[float, Query(gt=0, le=0.2, description="change-point significance level")] = changepoints.ALPHA,
+    alpha: Annotated[float, Query(
+        ge=changepoints.MIN_ALPHA, le=changepoints.MAX_ALPHA,
+        description="change-point sensitivity: the false-alarm rate per history (0.005 to 0.2)")] = changepoints.ALPHA,
 ) -> TrendReply:
     """One metric across the project's experiments in time order, every run as a point, the median
     per experiment (invalid runs excluded), decisions and notes as markers, and change points."""

@@ -63,9 +63,10 @@ class TrendChangePoint(BaseModel):
 class ChangePointMethod(BaseModel):
     name: str
     description: str
+    # The false-alarm rate per history: the chance that a history which did not move shows a change point.
     alpha: float
-    permutations: int
-    min_size: int
+    min_size: int  # experiments needed on each side of a step
+    min_experiments: int
 
 
 class TrendReply(BaseModel):
@@ -76,3 +77,8 @@ class TrendReply(BaseModel):
     experiments: list[TrendExperiment]
     change_points: list[TrendChangePoint]
     method: ChangePointMethod
+    # changed | no_change (none of a size this history could see) | too_short (fewer than min_experiments)
+    assessment: str
+    # The smallest step (%) this history shows 4 times in 5 once 3 experiments follow it; None when too short.
+    detectable_step_pct: float | None
+    summary: str

@@ -185,9 +185,11 @@ def trend(session: Session, *, project: Project, metric: str, alpha: float = cha
             "runs": exp_runs, "markers": markers.get(exp_id, []), "change_point": False,
         })
     experiments.sort(key=lambda e: (e["at"], e["experiment_id"]))
-    # Change points on the experiments that have a median (an all-invalid experiment says nothing).
+    # Change points on the experiments that have a valid run (an all-invalid experiment says nothing),
+    # from every valid run, not only each experiment's median.
     usable = [e for e in experiments if e["median"] is not None]
-    found = changepoints.detect([e["median"] for e in usable], alpha=alpha)
+    groups = [[r["value"] for r in e["runs"] if r["validity"] != "invalid"] for e in usable]
+    found = changepoints.detect(groups, alpha=alpha)
     change_points = []
     for c in found:
         after, before = usable[c.index], usable[c.index - 1]
@@ -198,8 +200,33 @@ def trend(session: Session, *, project: Project, metric: str, alpha: float = cha
             "index": experiments.index(after), "delta_pct": c.delta_pct, "before_median": c.before_median,
             "after_median": c.after_median, "p_value": c.p_value,
         })
+    detectable = changepoints.detectable_step_pct(groups, alpha=alpha, found=found)
     return {"metric": mk.key, "label": label, "unit": unit, "higher_is_better": hib, "experiments": experiments,
-            "change_points": change_points, "method": {**changepoints.METHOD, "alpha": alpha}}
+            "change_points": change_points, "method": {**changepoints.METHOD, "alpha": alpha},
+            **judgement(len(usable), found, detectable, alpha)}
+
+
+def judgement(n: int, found: Sequence[changepoints.ChangePoint], detectable: float | None,
+              alpha: float) -> dict[str, Any]:
+    """What the history can say: a change, no change of a size it could see, or too short to judge."""
+    need = changepoints.MIN_EXPERIMENTS
+    if found:
+        assessment = "changed"
+        summary = f"{len(found)} change point{'s' if len(found) > 1 else ''} at a {alpha:.0%} false-alarm rate."
+    elif n < need:
+        assessment = "too_short"
+        summary = (f"Too short to judge a change of any size: change points need {need} experiments "
+                   f"(3 before and 3 after a step); this history has {n}.")
+    elif detectable is None:
+        assessment = "no_change"
+        summary = "No change point: every experiment has the same value."
+    else:
+        assessment = "no_change"
+        summary = (f"No change point of about ±{detectable:.0f}% or more (the smallest step this history shows "
+                   f"4 times in 5 once 3 experiments follow it, at a {alpha:.0%} false-alarm rate). This "
+                   "history is too short to judge a smaller change: more experiments, or more runs each, "
+                   "would see one.")
+    return {"assessment": assessment, "detectable_step_pct": detectable, "summary": summary}
 
 
 def _markers(session: Session, project: Project, exp_ids: list[int], run_ids: list[uuid.UUID],

@@ -790,6 +790,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{slug}/gate-failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Gate Failed
+         * @description What `perflab-agent compare --fail-on ...` reports when it fails a build: the project's
+         *     gate_failed webhooks are notified.
+         */
+        post: operations["alerts-gate_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{slug}/hosts": {
         parameters: {
             query?: never;
@@ -1009,6 +1030,30 @@ export interface paths {
         get: operations["trends-trend_metrics"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Webhooks
+         * @description The project's webhooks with their last delivery (owners only).
+         */
+        get: operations["alerts-list_webhooks"];
+        put?: never;
+        /**
+         * Create Webhook
+         * @description Register a webhook; its signing secret is in this answer only.
+         */
+        post: operations["alerts-create_webhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1276,6 +1321,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete Webhook */
+        delete: operations["alerts-delete_webhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Deliveries
+         * @description The webhook's latest 20 deliveries, newest first.
+         */
+        get: operations["alerts-list_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1440,12 +1522,12 @@ export interface components {
             alpha: number;
             /** Description */
             description: string;
+            /** Min Experiments */
+            min_experiments: number;
             /** Min Size */
             min_size: number;
             /** Name */
             name: string;
-            /** Permutations */
-            permutations: number;
         };
         /** ChangeSet */
         ChangeSet: {
@@ -1662,6 +1744,28 @@ export interface components {
             rationale?: string | null;
             /** Status */
             status?: ("proposed" | "adopted" | "rejected" | "inconclusive") | null;
+        };
+        /** DeliveryRead */
+        DeliveryRead: {
+            /** Attempts */
+            attempts: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Delivered At */
+            delivered_at: string | null;
+            /** Event */
+            event: string;
+            /** Id */
+            id: number;
+            /** Last Error */
+            last_error: string | null;
+            /** Response Status */
+            response_status: number | null;
+            /** Status */
+            status: string;
         };
         /** EvidenceRead */
         EvidenceRead: {
@@ -1940,6 +2044,28 @@ export interface components {
             total: number;
             /** Unit */
             unit: string;
+        };
+        /** GateAccepted */
+        GateAccepted: {
+            /** Deliveries */
+            deliveries: number;
+        };
+        /**
+         * GateFailed
+         * @description What a CI gate reports when it failed the build (perflab-agent compare --fail-on ...).
+         */
+        GateFailed: {
+            /** Baseline */
+            baseline: string;
+            /** Exit Code */
+            exit_code: number;
+            /** Experiments */
+            experiments: string[];
+            /**
+             * Failures
+             * @description one line per failing metric
+             */
+            failures: string[];
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -3363,8 +3489,12 @@ export interface components {
         };
         /** TrendReply */
         TrendReply: {
+            /** Assessment */
+            assessment: string;
             /** Change Points */
             change_points: components["schemas"]["TrendChangePoint"][];
+            /** Detectable Step Pct */
+            detectable_step_pct: number | null;
             /** Experiments */
             experiments: components["schemas"]["TrendExperiment"][];
             /** Higher Is Better */
@@ -3374,6 +3504,8 @@ export interface components {
             method: components["schemas"]["ChangePointMethod"];
             /** Metric */
             metric: string;
+            /** Summary */
+            summary: string;
             /** Unit */
             unit: string;
         };
@@ -3521,6 +3653,74 @@ export interface components {
             ui?: {
                 [key: string]: unknown;
             };
+        };
+        /** WebhookCreate */
+        WebhookCreate: {
+            /**
+             * Alpha
+             * @description the change-point sensitivity to follow (false alarms per history)
+             * @default 0.05
+             */
+            alpha?: number;
+            /** Events */
+            events: ("change_point" | "gate_failed" | "finding")[];
+            /**
+             * Format
+             * @default json
+             * @enum {string}
+             */
+            format?: "json" | "slack";
+            /** Name */
+            name: string;
+            /**
+             * Url
+             * @description http(s) URL chosen by a project owner
+             */
+            url: string;
+        };
+        /** WebhookCreated */
+        WebhookCreated: {
+            /** Alpha */
+            alpha: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Events */
+            events: string[];
+            /** Format */
+            format: string;
+            /** Id */
+            id: number;
+            last_delivery?: components["schemas"]["DeliveryRead"] | null;
+            /** Name */
+            name: string;
+            /** Secret */
+            secret: string;
+            /** Url */
+            url: string;
+        };
+        /** WebhookRead */
+        WebhookRead: {
+            /** Alpha */
+            alpha: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Events */
+            events: string[];
+            /** Format */
+            format: string;
+            /** Id */
+            id: number;
+            last_delivery?: components["schemas"]["DeliveryRead"] | null;
+            /** Name */
+            name: string;
+            /** Url */
+            url: string;
         };
     };
     responses: never;
@@ -5302,6 +5502,41 @@ export interface operations {
             };
         };
     };
+    "alerts-gate_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GateFailed"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateAccepted"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "hosts-list_hosts": {
         parameters: {
             query?: never;
@@ -5775,7 +6010,7 @@ export interface operations {
             query: {
                 /** @description a key from /trend/metrics */
                 metric: string;
-                /** @description change-point significance level */
+                /** @description change-point sensitivity: the false-alarm rate per history (0.005 to 0.2) */
                 alpha?: number;
             };
             header?: never;
@@ -5824,6 +6059,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TrendMetric"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "alerts-list_webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "alerts-create_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
             /** @description Validation Error */
@@ -6329,6 +6630,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "alerts-delete_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "alerts-list_deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryRead"][];
                 };
             };
             /** @description Validation Error */

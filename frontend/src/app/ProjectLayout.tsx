@@ -12,6 +12,7 @@ const TABS = [
   { to: "trends", label: "Trends" },
   { to: "hosts", label: "Hosts" },
   { to: "members", label: "Members" },
+  { to: "alerts", label: "Alerts" },
   { to: "tokens", label: "Tokens" },
 ] as const;
 

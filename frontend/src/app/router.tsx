@@ -4,6 +4,7 @@
 import type { QueryClient } from "@tanstack/react-query";
 import { createBrowserRouter, type LoaderFunctionArgs, Navigate } from "react-router";
 import { SkeletonBlock } from "@/components/Skeleton";
+import { AlertsPage } from "@/features/alerts";
 import { LoginPage, mayHaveSession, meQueryOptions, RequireAuth } from "@/features/auth";
 import { liveCompareQueryOptions } from "@/features/compare/api";
 import { parseCompareState } from "@/features/compare/view-state";
@@ -91,6 +92,7 @@ export function createAppRouter(queryClient: QueryClient) {
                 { path: "hosts", element: <HostsPage /> },
                 { path: "tokens", element: <TokensPage /> },
                 { path: "members", element: <MembersPage /> },
+                { path: "alerts", element: <AlertsPage /> },
                 { path: "trends", lazy: trendPage, hydrateFallbackElement: loading },
                 { path: "import", lazy: importPage, hydrateFallbackElement: loading },
                 {

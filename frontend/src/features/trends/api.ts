@@ -15,12 +15,15 @@ export function trendMetricsQueryOptions(slug: string) {
   });
 }
 
-export function trendQueryOptions(slug: string, metric: string) {
+export function trendQueryOptions(slug: string, metric: string, alpha?: number) {
   return queryOptions({
-    queryKey: ["trend", slug, metric] as const,
+    queryKey: ["trend", slug, metric, alpha ?? null] as const,
     queryFn: ({ signal }) =>
       unwrap(
-        api.GET("/api/projects/{slug}/trend", { params: { path: { slug }, query: { metric } }, signal }),
+        api.GET("/api/projects/{slug}/trend", {
+          params: { path: { slug }, query: alpha === undefined ? { metric } : { metric, alpha } },
+          signal,
+        }),
       ),
     enabled: metric !== "",
     placeholderData: keepPreviousData,

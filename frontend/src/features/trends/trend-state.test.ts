@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TrendMetric } from "./api";
-import { chosenMetric, compareHref, groupMetrics, withMetric } from "./trend-state";
+import { chosenAlpha, chosenMetric, compareHref, groupMetrics, withAlpha, withMetric } from "./trend-state";
 
 const metric = (key: string, kind = "wrk"): TrendMetric => ({
   key,
@@ -27,6 +27,14 @@ describe("trend view state", () => {
     expect(withMetric(new URLSearchParams("x=1"), "vmstat.sy@proxy").toString()).toBe(
       "x=1&metric=vmstat.sy%40proxy",
     );
+  });
+
+  it("keeps the change-point sensitivity in the URL, the default left out, odd values ignored", () => {
+    expect(chosenAlpha(new URLSearchParams("alpha=0.01"))).toBe(0.01);
+    expect(chosenAlpha(new URLSearchParams(""))).toBe(0.05);
+    expect(chosenAlpha(new URLSearchParams("alpha=0.5"))).toBe(0.05);
+    expect(withAlpha(new URLSearchParams("metric=m"), 0.1).toString()).toBe("metric=m&alpha=0.1");
+    expect(withAlpha(new URLSearchParams("metric=m&alpha=0.1"), 0.05).toString()).toBe("metric=m");
   });
 
   it("links a change to the comparison of the experiment before and after, by id", () => {

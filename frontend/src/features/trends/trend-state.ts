@@ -17,6 +17,27 @@ export function withMetric(params: URLSearchParams, metric: string): URLSearchPa
   return next;
 }
 
+/** Change-point sensitivity: the false-alarm rate per history. The server's default stays out of the URL. */
+export const DEFAULT_ALPHA = 0.05;
+export const ALPHA_CHOICES: readonly { value: number; label: string }[] = [
+  { value: 0.01, label: "Cautious: 1 false alarm in 100 flat histories" },
+  { value: 0.05, label: "Default: 1 in 20" },
+  { value: 0.1, label: "Sensitive: 1 in 10" },
+  { value: 0.2, label: "Eager: 1 in 5" },
+];
+
+export function chosenAlpha(params: URLSearchParams): number {
+  const raw = Number(params.get("alpha"));
+  return ALPHA_CHOICES.some((c) => c.value === raw) ? raw : DEFAULT_ALPHA;
+}
+
+export function withAlpha(params: URLSearchParams, alpha: number): URLSearchParams {
+  const next = new URLSearchParams(params);
+  if (alpha === DEFAULT_ALPHA) next.delete("alpha");
+  else next.set("alpha", String(alpha));
+  return next;
+}
+
 /** The comparison of an experiment against the one before it: the question a change point raises. */
 export function compareHref(slug: string, before: number, after: number): string {
   return `/p/${slug}/compare?e=${before}&e=${after}&base=${before}`;

@@ -1,6 +1,6 @@
 // One metric across the project's experiments in time order: every run as a point, the median per
-// experiment, change points found by a permutation test, decisions and notes as markers. The chosen
-// metric is in the URL (?metric=...), so a trend can be pasted into a review.
+// experiment, change points, decisions and notes as markers. The chosen metric and the change-point
+// sensitivity are in the URL (?metric=...&alpha=...), so a trend can be pasted into a review.
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
@@ -11,7 +11,15 @@ import { Skeleton } from "@/components/Skeleton";
 import { formatCompact, formatDeltaPct } from "@/lib/format";
 import { useTitle } from "@/lib/use-title";
 import { type Trend, trendMetricsQueryOptions, trendQueryOptions } from "../api";
-import { chosenMetric, compareHref, groupMetrics, withMetric } from "../trend-state";
+import {
+  ALPHA_CHOICES,
+  chosenAlpha,
+  chosenMetric,
+  compareHref,
+  groupMetrics,
+  withAlpha,
+  withMetric,
+} from "../trend-state";
 
 export function TrendPage() {
   const { slug = "" } = useParams();
@@ -20,7 +28,8 @@ export function TrendPage() {
   const navigate = useNavigate();
   const metrics = useQuery(trendMetricsQueryOptions(slug));
   const metric = chosenMetric(params, metrics.data);
-  const trend = useQuery(trendQueryOptions(slug, metric));
+  const alpha = chosenAlpha(params);
+  const trend = useQuery(trendQueryOptions(slug, metric, alpha));
   const groups = useMemo(() => groupMetrics(metrics.data ?? []), [metrics.data]);
   const known = metrics.data?.some((m) => m.key === metric) ?? false;
 
@@ -53,6 +62,21 @@ export function TrendPage() {
                     </option>
                   ))}
                 </optgroup>
+              ))}
+            </select>
+          </label>
+          <label className="field" style={{ minWidth: 220 }}>
+            <span className="field-label">Change-point sensitivity</span>
+            <select
+              className="input"
+              aria-label="Change-point sensitivity"
+              value={alpha}
+              onChange={(e) => setParams(withAlpha(params, Number(e.target.value)))}
+            >
+              {ALPHA_CHOICES.map((c) => (
+                <option key={c.value} value={c.value}>
+                  {c.label}
+                </option>
               ))}
             </select>
           </label>
@@ -152,18 +176,17 @@ function TrendView({
           <h2>Change points</h2>
         </div>
         <div className="card-body">
-          {trend.change_points.length === 0 ? (
-            <p className="muted" style={{ margin: 0 }}>
-              No change point: the history is consistent with noise at a {trend.method.alpha * 100}%
-              false-alarm rate.
+          {trend.assessment !== "changed" ? (
+            <p className="muted" style={{ margin: 0 }} data-testid="change-point-summary">
+              {trend.summary}
             </p>
           ) : (
             <ul className="change-points" style={{ margin: 0 }}>
               {trend.change_points.map((c) => (
                 <li key={c.experiment_id} data-testid="change-point">
                   <strong>{c.experiment}</strong>: {formatCompact(c.before_median)} →{" "}
-                  {formatCompact(c.after_median)} ({formatDeltaPct(c.delta_pct)}, p = {c.p_value.toFixed(3)})
-                  ·{" "}
+                  {formatCompact(c.after_median)} ({formatDeltaPct(c.delta_pct)}, p{" "}
+                  {c.p_value <= 0.005 ? "≤ 0.005" : `= ${c.p_value.toFixed(3)}`}) ·{" "}
                   <Link to={compareHref(slug, c.previous_experiment_id, c.experiment_id)}>
                     compare {c.previous_experiment} → {c.experiment}
                   </Link>
@@ -172,9 +195,14 @@ function TrendView({
             </ul>
           )}
           <p className="field-hint" style={{ marginBottom: 0 }}>
-            Method: Pettitt's rank test at every split with a permutation p-value ({trend.method.permutations}{" "}
-            reorderings), binary segmentation; a history that did not move shows a change point with
-            probability at most {trend.method.alpha}.
+            Method: a t statistic on the mean log value of every experiment's runs, maximised over splits with
+            at least {trend.method.min_size} experiments a side, its critical value from simulated flat
+            histories; binary segmentation. A history that did not move shows a change point with probability
+            about {trend.method.alpha * 100}%. A step shows once {trend.method.min_size} experiments follow it
+            {trend.detectable_step_pct !== null && trend.detectable_step_pct !== undefined
+              ? `; here, steps of about ±${trend.detectable_step_pct.toFixed(0)}% or more show 4 times in 5`
+              : ""}
+            .
           </p>
         </div>
       </section>

@@ -1,0 +1,2 @@
+// Public surface of the alerts feature, used by the router.
+export { AlertsPage } from "./components/AlertsPage";
