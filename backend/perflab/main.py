@@ -21,6 +21,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from perflab import __version__, agent_dist, db, domains
+from perflab.cluster import live
 from perflab.config import get_settings
 from perflab.deps import credentials_valid, get_current_user
 from perflab.errors import AppError, DatabaseBusy
@@ -84,13 +85,16 @@ def frontend_dist() -> Path | None:
 
 
 @asynccontextmanager
-async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-    # Periodic upkeep that no request triggers: runs whose agent died end `partial` (ingest/sweep.py).
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    # Periodic upkeep that no request triggers: runs whose agent died end `partial` (ingest/sweep.py),
+    # once across the cluster (the server holding the sweep lock runs it).
     task = asyncio.create_task(sweep.sweep_forever(get_settings().run_silence_s))
     try:
         yield
     finally:
         task.cancel()
+        # The live pages' listening thread and feeds (cluster/live.py).
+        live.close(app.state)
 
 
 def create_app() -> FastAPI:

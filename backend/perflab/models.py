@@ -2,6 +2,7 @@
 
 from perflab.artifacts.models import Artifact
 from perflab.auth.models import User, UserSession
+from perflab.cluster.models import RateLimitMiss
 from perflab.decisions.models import Decision
 from perflab.experiments.models import Experiment
 from perflab.hosts.models import Host
@@ -35,6 +36,7 @@ __all__ = [
     "ProfileFunction",
     "Project",
     "ProjectMember",
+    "RateLimitMiss",
     "RawChunk",
     "RawChunkPart",
     "Run",

@@ -7,9 +7,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 from sqlalchemy import select
-from starlette.concurrency import run_in_threadpool
 
 from perflab import shutdown
+from perflab.cluster import live
 from perflab.db import unit_of_work
 from perflab.deps import OneHopRoute, SessionDep
 from perflab.ingest import service as ingest_service
@@ -54,29 +54,36 @@ def _snapshot(run_id: Any) -> dict[str, Any]:
 
 @router.get("/api/runs/{run_id}/events")
 async def run_events(run: ReadableRun, request: Request) -> StreamingResponse:
-    """Server-sent events: a snapshot whenever the run changes, at most once a second."""
+    """Server-sent events: a snapshot whenever the run changes.
+
+    Every viewer of a run on this server reads one shared feed, recomputed when PostgreSQL notifies
+    a change of the run (cluster/live.py), so viewers cost no query each."""
     run_id = run.id
+    hub = live.hub_for(request.app.state, _snapshot)
 
     async def events() -> AsyncIterator[bytes]:
-        last = None
-        idle = 0
-        while not await request.is_disconnected():
-            snap = await run_in_threadpool(_snapshot, run_id)
-            if snap != last:
-                yield f"event: run\ndata: {json.dumps(snap)}\n\n".encode()
-                last = snap
-                idle = 0
-            else:
-                idle += 1
-                if idle % 15 == 0:
+        async with hub.watch(run_id) as feed:
+            seen = 0
+            idle_s = 0.0
+            while not await request.is_disconnected():
+                if feed.version != seen and feed.snapshot is not None:
+                    snap = feed.snapshot
+                    seen = feed.version
+                    idle_s = 0.0
+                    yield f"event: run\ndata: {json.dumps(snap)}\n\n".encode()
+                    if snap.get("gone") or (snap.get("status") in ("complete", "partial", "failed")):
+                        yield b"event: end\ndata: {}\n\n"
+                        return
+                elif idle_s >= 15:
+                    idle_s = 0.0
                     yield b": keep-alive\n\n"
-            if snap.get("gone") or (snap.get("status") in ("complete", "partial", "failed")):
-                yield b"event: end\ndata: {}\n\n"
-                return
-            if await shutdown.pause(1.0):
-                # The browser's EventSource reconnects on its own once the server is back.
-                yield b"event: shutdown\ndata: {}\n\n"
-                return
+                if shutdown.stopping():
+                    # The browser's EventSource reconnects on its own once the server is back.
+                    yield b"event: shutdown\ndata: {}\n\n"
+                    return
+                # Short waits: a closed tab and a shutdown are noticed within one.
+                if not await feed.changed_since(seen, shutdown.STEP_S * 5):
+                    idle_s += shutdown.STEP_S * 5
 
     return StreamingResponse(events(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
