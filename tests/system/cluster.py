@@ -65,9 +65,9 @@ class ServeProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> ServeProcess:
+    def start(self, extra_args: tuple[str, ...] = ()) -> ServeProcess:
         self.home.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen([sys.executable, "-m", "perflab.cli", "serve", "--host", "127.0.0.1"],
+        self.proc = subprocess.Popen([sys.executable, "-m", "perflab.cli", "serve", "--host", "127.0.0.1", *extra_args],
                                      env=self.env, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT,
                                      start_new_session=True)
         wait_healthy(self.url, self.proc, self.log, 60)

@@ -206,3 +206,34 @@ def test_two_servers_behind_a_load_balancer_act_as_one(cluster: Cluster, db_engi
     out = result["out"]
     assert json.loads(out.stdout.splitlines()[-1])["status"] == "complete", out.stderr
     assert _load_lines(db_engine, killed_run) == [f"line {i}" for i in range(1, 81)]
+
+
+def test_serve_with_workers_shares_the_port_and_stops_gracefully(database_url: str, db_engine: Any,
+                                                                  tmp_path: Path) -> None:
+    import psutil
+
+    make_user()
+    token = make_project_and_token("workers")
+    server = ServeProcess("w", tmp_path / "w", database_url, {})
+    server.start(extra_args=("--workers", "2"))
+    assert server.proc is not None
+    try:
+        workers = psutil.Process(server.proc.pid).children()
+        # uvicorn's supervisor spawns the workers (and multiprocessing's resource tracker).
+        assert len([p for p in workers if "spawn_main" in " ".join(p.cmdline())]) == 2, [p.cmdline() for p in workers]
+        # A live page held open on one worker: SIGTERM ends it at once, as with one process.
+        run_id = str(uuid.uuid4())
+        status, _, body = _request(server.url, "POST", "/api/agent/runs", token, json.dumps(
+            {"run_id": run_id, "experiment": "e", "wait_for_roles": []}).encode(), {"Content-Type": "application/json"})
+        assert status == 201, body
+        _, events = _watch(server.url, token, run_id)
+        wait_for(lambda: events, 10, "the live page's first snapshot")
+        for _ in range(6):
+            status, _, _ = _request(server.url, "GET", "/api/health")
+            assert status == 200
+        started = time.monotonic()
+        server.proc.terminate()
+        server.proc.wait(30)
+        assert time.monotonic() - started < 8
+    finally:
+        server.kill()
