@@ -168,12 +168,42 @@ def _mergeable(prev: tuple[str | None, int, int], cur: tuple[str | None, int, in
     return True
 
 
+# The words _CANDIDATE looks for: a line holding none of them cannot start an output.
+_MARKERS = ("Running", "syscall", "procs", "Linux ", "Performance counter stats for", "Total:", "Ip:", "QueueID")
+
+
+def _candidate_lines(lines: list[str]) -> list[int]:
+    """Indices (from 1) of the lines holding a marker word, found by substring search over the whole
+    text at C speed: a 10 MB single-tool log has a handful, where testing _CANDIDATE on each of its
+    100,000 lines took a third of its import."""
+    joined = "\n".join(lines)
+    hits = sorted({pos for marker in _MARKERS for pos in _find_all(joined, marker)})
+    found: list[int] = []
+    line, at = 0, 0
+    for pos in hits:
+        # Newlines counted between consecutive hits only: linear in the text, at C speed.
+        line += joined.count("\n", at, pos)
+        at = pos
+        if line and (not found or found[-1] != line):
+            found.append(line)
+    return found
+
+
+def _find_all(text: str, word: str) -> list[int]:
+    out = []
+    pos = text.find(word)
+    while pos != -1:
+        out.append(pos)
+        pos = text.find(word, pos + 1)
+    return out
+
+
 def split(text: str) -> list[JSON]:
     """The parts of ``text``, in order; see the module docstring."""
     lines = split_lines(text)
     cuts = [0]
     candidate = _CANDIDATE.search
-    for i in range(1, len(lines)):
+    for i in _candidate_lines(lines):
         line = lines[i]
         # An indented line continues an output (netqtop's QueueID header sits under its date and TX),
         # except wrk's and perf stat's first lines, which tools print indented.
