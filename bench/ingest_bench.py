@@ -93,6 +93,8 @@ def run(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
         from perflab.tokens import service as tokens
 
         migrate(url)
+        # A fresh engine per database: ingest_scale_bench runs this twice in one process.
+        db.set_engine(db.make_engine(url))
         with unit_of_work() as s:
             project = projects.create_project(s, name="bench")
             token, _ = tokens.create_token(s, project=project, name="bench", scopes=["ingest", "read"])
@@ -197,6 +199,7 @@ def run(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
         finally:
             raw.close()
         engine.dispose()
+        db.get_engine().dispose()
 
     ours = stored / elapsed
     copy_rate = len(rows) / copy_s

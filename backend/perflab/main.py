@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -93,6 +94,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
     finally:
         task.cancel()
+        # Wait for it: its `finally` hands the sweep lock over and closes that connection now.
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
         # The live pages' listening thread and feeds (cluster/live.py).
         live.close(app.state)
 
