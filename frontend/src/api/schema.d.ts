@@ -1011,7 +1011,10 @@ export interface paths {
         };
         /**
          * Run Events
-         * @description Server-sent events: a snapshot whenever the run changes, at most once a second.
+         * @description Server-sent events: a snapshot whenever the run changes.
+         *
+         *     Every viewer of a run on this server reads one shared feed, recomputed when PostgreSQL notifies
+         *     a change of the run (cluster/live.py), so viewers cost no query each.
          */
         get: operations["series-run_events"];
         put?: never;
