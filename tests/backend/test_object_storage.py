@@ -189,3 +189,13 @@ def test_migrate_refuses_bytes_that_do_not_match_their_checksum(
     assert counts["mismatch"] == 1 and counts["copied"] == 0
     assert "do not match the recorded sha256" in out.getvalue()
     assert keys_in(moto, bucket) == []
+
+
+def test_an_upload_to_an_unknown_run_leaves_no_object(client: TestClient, agent_token: str, moto: MotoServer,
+                                                      bucket: str) -> None:
+    # The bytes stream to the bucket before the run is looked up (no connection waits on a slow
+    # upload): a refused upload removes them again.
+    r = client.post(f"/api/agent/runs/{uuid.uuid4()}/artifacts?kind=raw&name=x", content=b"x" * 100_000,
+                    headers={"Authorization": f"Bearer {agent_token}"})
+    assert r.status_code == 404, r.text
+    assert keys_in(moto, bucket) == []

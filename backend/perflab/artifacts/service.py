@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from perflab.artifacts.models import Artifact
-from perflab.artifacts.storage import ArtifactMissing, get_storage
+from perflab.artifacts.storage import ArtifactMissing, Stored, get_storage
 from perflab.errors import BadInput, NotFound
 
 KINDS = ("raw", "config", "sysctl", "flamegraph", "import", "other")
@@ -47,6 +47,27 @@ def store_stream(
     stored = get_storage().put_stream(chunks)
     return _add_row(session, project_id=project_id, run_id=run_id, kind=kind, name=name, role=role,
                     content_type=content_type, size=stored.size, sha=stored.sha256, key=stored.key)
+
+
+def put_stream(chunks: Iterable[bytes]) -> Stored:
+    """Only the bytes, before any transaction (a slow upload holds no database connection); then
+    `add_stored` records them, or `discard` removes them if the request fails."""
+    return get_storage().put_stream(chunks)
+
+
+def add_stored(session: Session, *, project_id: int, run_id: uuid.UUID | None, kind: str, name: str, stored: Stored,
+               role: str = "", content_type: str = "application/octet-stream") -> Artifact:
+    if kind not in KINDS:
+        raise BadInput(f"artifact kind must be one of {', '.join(KINDS)}")
+    return _add_row(session, project_id=project_id, run_id=run_id, kind=kind, name=name, role=role,
+                    content_type=content_type, size=stored.size, sha=stored.sha256, key=stored.key)
+
+
+def discard(stored: Stored) -> None:
+    try:
+        get_storage().delete(stored.key)
+    except Exception:
+        log.warning("could not delete the bytes of a failed upload (%s)", stored.key, exc_info=True)
 
 
 def _add_row(session: Session, *, project_id: int, run_id: uuid.UUID | None, kind: str, name: str, role: str,
