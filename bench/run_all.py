@@ -23,6 +23,11 @@ BENCHES = [
     # What the agent really sends: a batch a second per stream, so per-request costs dominate.
     ("ingest_live", [sys.executable, "bench/ingest_bench.py", "--agents", "8", "--seconds", "60", "--per-batch", "1",
                      "--name", "ingest_live"]),
+    # Issue 20: 40 agents sending live (a batch a second per stream), and 1 vs 2 server processes.
+    ("ingest_live40", [sys.executable, "bench/ingest_bench.py", "--agents", "40", "--seconds", "30", "--per-batch",
+                       "1", "--paced", "--name", "ingest_live40"]),
+    ("ingest_scale", [sys.executable, "bench/ingest_scale_bench.py"]),
+    ("user_path", [sys.executable, "bench/user_path_bench.py"]),
     ("storage", [sys.executable, "bench/storage_bench.py"]),
     ("agent_overhead", [sys.executable, "bench/agent_overhead_bench.py", "--seconds", "60"]),
     ("compare", [sys.executable, "bench/compare_bench.py"]),

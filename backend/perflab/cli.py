@@ -89,11 +89,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "  (shown once; set PERFLAB_ADMIN_EMAIL/PERFLAB_ADMIN_PASSWORD to choose them)\n",
             flush=True,
         )
+    from perflab import server
+
+    workers = args.workers
+    if workers < 1:
+        sys.stderr.write("perflab: --workers must be at least 1\n")
+        return 2
+    if workers > 1:
+        # Worker processes build the app themselves (by import string) and find the database here,
+        # the embedded one included; the sweep, rate limits and live pages are shared through it.
+        os.environ["PERFLAB_DATABASE_URL"] = url
+        print(f"perflab: {workers} worker processes", flush=True)
     from perflab.main import create_app
 
     trusted = settings.trusted_proxy_list()
     config = uvicorn.Config(
-        create_app(), host=host, port=port, log_level="info", access_log=False,
+        "perflab.main:create_app" if workers > 1 else create_app(), factory=workers > 1, workers=workers,
+        host=host, port=port, log_level="info", access_log=False,
         # uvicorn believes X-Forwarded-For from 127.0.0.1 by default: only configured proxies are.
         proxy_headers=bool(trusted), forwarded_allow_ips=trusted or [],
         # h11 with a bounded header block; HeaderLimitMiddleware caps the count.
@@ -102,25 +114,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=3,
     )
     try:
-        _server_class()(config).run()
+        server.run(config)
     finally:
         db.stop_embedded()
         del lock
     return 0
-
-
-def _server_class() -> Any:
-    import uvicorn
-
-    from perflab import shutdown
-
-    class Server(uvicorn.Server):
-        def handle_exit(self, sig: int, frame: Any) -> None:
-            # Tell SSE streams and long polls to answer now, or uvicorn waits for them.
-            shutdown.begin()
-            super().handle_exit(sig, frame)
-
-    return Server
 
 
 def _exit_on_signal(signum: int, _frame: Any) -> None:
@@ -216,6 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="start the server (embedded PostgreSQL unless PERFLAB_DATABASE_URL is set)")
     s.add_argument("--host")
     s.add_argument("--port", type=int)
+    s.add_argument("--workers", type=int, default=1,
+                   help="server processes sharing the port (they share limits, sweeps and live pages via PostgreSQL)")
     s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("migrate", help="apply database migrations")

@@ -48,6 +48,14 @@ class Settings(BaseSettings):
     frontend_dist: Path | None = None
     # A running agent run with no line for this long ends `partial` (its `perflab-agent run` died).
     run_silence_s: float = Field(default=600.0, gt=0)
+    # S3-compatible object storage for artifacts (MinIO, Ceph RGW, AWS S3): used when a bucket is set,
+    # so that every server behind a load balancer reads what any of them stored. See artifacts/storage.py.
+    s3_endpoint: str | None = None
+    s3_bucket: str | None = None
+    s3_access_key_id: str | None = None
+    s3_secret_access_key: str | None = None
+    s3_region: str | None = None
+    s3_prefix: str = ""
 
     @model_validator(mode="after")
     def _refuse_insecure(self) -> Settings:

@@ -27,7 +27,7 @@ ROUTER_MODULES = (
     "perflab.alerts.router",
 )
 
-CLI_MODULES = ("perflab.runs.cli", "perflab.profiles.cli", "perflab.demo")
+CLI_MODULES = ("perflab.runs.cli", "perflab.profiles.cli", "perflab.artifacts.cli", "perflab.demo")
 
 
 def load(module: str) -> ModuleType:

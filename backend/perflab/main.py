@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -22,6 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from perflab import __version__, agent_dist, db, domains
 from perflab.alerts import delivery as alerts_delivery
+from perflab.cluster import live
 from perflab.config import get_settings
 from perflab.deps import credentials_valid, get_current_user
 from perflab.errors import AppError, DatabaseBusy
@@ -85,8 +87,9 @@ def frontend_dist() -> Path | None:
 
 
 @asynccontextmanager
-async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-    # Periodic upkeep that no request triggers: runs whose agent died end `partial` (ingest/sweep.py).
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    # Periodic upkeep that no request triggers: runs whose agent died end `partial` (ingest/sweep.py),
+    # once across the cluster (the server holding the sweep lock runs it).
     task = asyncio.create_task(sweep.sweep_forever(get_settings().run_silence_s))
     # Webhook deliveries queued by requests go out from here, never from the request (alerts/delivery.py).
     deliveries = asyncio.create_task(alerts_delivery.deliver_forever())
@@ -95,6 +98,11 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     finally:
         task.cancel()
         deliveries.cancel()
+        # Wait for it: its `finally` hands the sweep lock over and closes that connection now.
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        # The live pages' listening thread and feeds (cluster/live.py).
+        live.close(app.state)
 
 
 def create_app() -> FastAPI:

@@ -3,6 +3,7 @@
 from perflab.alerts.models import Webhook, WebhookDelivery, WebhookSeen
 from perflab.artifacts.models import Artifact
 from perflab.auth.models import User, UserSession
+from perflab.cluster.models import RateLimitMiss
 from perflab.decisions.models import Decision
 from perflab.experiments.models import Experiment
 from perflab.hosts.models import Host
@@ -36,6 +37,7 @@ __all__ = [
     "ProfileFunction",
     "Project",
     "ProjectMember",
+    "RateLimitMiss",
     "RawChunk",
     "RawChunkPart",
     "Run",

@@ -14,6 +14,7 @@ import time
 _stopping = threading.Event()
 # How quickly a waiting request notices shutdown.
 _STEP_S = 0.1
+STEP_S = _STEP_S
 
 
 def begin() -> None:

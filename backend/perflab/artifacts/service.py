@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterable, Iterator
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from perflab.artifacts.models import Artifact
-from perflab.artifacts.storage import get_storage
+from perflab.artifacts.storage import ArtifactMissing, Stored, get_storage
 from perflab.errors import BadInput, NotFound
 
 KINDS = ("raw", "config", "sysctl", "flamegraph", "import", "attachment", "other")
@@ -32,9 +33,48 @@ def store(
     if kind not in KINDS:
         raise BadInput(f"artifact kind must be one of {', '.join(KINDS)}")
     key, sha = get_storage().put(data)
+    return _add_row(session, project_id=project_id, run_id=run_id, kind=kind, name=name, role=role,
+                    content_type=content_type, size=len(data), sha=sha, key=key, note=note)
+
+
+def store_stream(
+    session: Session, *, project_id: int, run_id: uuid.UUID | None, kind: str, name: str, chunks: Iterable[bytes],
+    role: str = "", content_type: str = "application/octet-stream",
+) -> Artifact:
+    """`store` for a body that arrives in chunks (a request body, a spooled file): never held whole."""
+    if kind not in KINDS:
+        raise BadInput(f"artifact kind must be one of {', '.join(KINDS)}")
+    stored = get_storage().put_stream(chunks)
+    return _add_row(session, project_id=project_id, run_id=run_id, kind=kind, name=name, role=role,
+                    content_type=content_type, size=stored.size, sha=stored.sha256, key=stored.key)
+
+
+def put_stream(chunks: Iterable[bytes]) -> Stored:
+    """Only the bytes, before any transaction (a slow upload holds no database connection); then
+    `add_stored` records them, or `discard` removes them if the request fails."""
+    return get_storage().put_stream(chunks)
+
+
+def add_stored(session: Session, *, project_id: int, run_id: uuid.UUID | None, kind: str, name: str, stored: Stored,
+               role: str = "", content_type: str = "application/octet-stream") -> Artifact:
+    if kind not in KINDS:
+        raise BadInput(f"artifact kind must be one of {', '.join(KINDS)}")
+    return _add_row(session, project_id=project_id, run_id=run_id, kind=kind, name=name, role=role,
+                    content_type=content_type, size=stored.size, sha=stored.sha256, key=stored.key)
+
+
+def discard(stored: Stored) -> None:
+    try:
+        get_storage().delete(stored.key)
+    except Exception:
+        log.warning("could not delete the bytes of a failed upload (%s)", stored.key, exc_info=True)
+
+
+def _add_row(session: Session, *, project_id: int, run_id: uuid.UUID | None, kind: str, name: str, role: str,
+             content_type: str, size: int, sha: str, key: str, note: str = "") -> Artifact:
     row = Artifact(
         project_id=project_id, run_id=run_id, role=role, kind=kind, name=clean_name(name),
-        content_type=content_type, size_bytes=len(data), sha256=sha, storage_key=key, note=note[:1000],
+        content_type=content_type, size_bytes=size, sha256=sha, storage_key=key, note=note[:1000],
     )
     session.add(row)
     session.flush()
@@ -50,6 +90,14 @@ def get_artifact(session: Session, *, artifact_id: int) -> Artifact:
 
 def read(artifact: Artifact) -> bytes:
     return get_storage().get(artifact.storage_key)
+
+
+def open_stream(artifact: Artifact) -> Iterator[bytes]:
+    """The stored bytes as chunks. Opened now: a missing object is a 404 before any byte is sent."""
+    try:
+        return get_storage().open_stream(artifact.storage_key)
+    except ArtifactMissing as exc:
+        raise NotFound(f"the bytes of artifact {artifact.id} are missing from storage") from exc
 
 
 def read_snapshot_text(artifact: Artifact) -> str | None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterator
 from typing import Annotated
 
+import anyio
 from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
@@ -132,13 +134,30 @@ async def upload_artifact(
     name: Annotated[str, Query(min_length=1, max_length=255)] = "upload",
     role: Annotated[str, Query(max_length=64)] = "",
 ) -> ArtifactCreated:
-    data = await request.body()
+    body = request.stream()
+
+    def chunks() -> Iterator[bytes]:
+        # The body as it arrives (capped and inflated by BodyLimitMiddleware), pulled from the event
+        # loop by the thread that writes it to storage: never held whole in memory.
+        while True:
+            try:
+                chunk = anyio.from_thread.run(body.__anext__)
+            except StopAsyncIteration:
+                return
+            if chunk:
+                yield chunk
 
     def store() -> int:
         # One thread hop: a connection held between two would wait for a thread (see releases_connection).
-        run = service.get_project_run(db, token=token, run_id=run_id)
-        row = artifacts_service.store(db, project_id=run.project_id, run_id=run.id, kind=kind, name=name,
-                                      data=data, role=role)
+        # The bytes go first and the transaction after, so no connection waits on a slow upload.
+        stored = artifacts_service.put_stream(chunks())
+        try:
+            run = service.get_project_run(db, token=token, run_id=run_id)
+            row = artifacts_service.add_stored(db, project_id=run.project_id, run_id=run.id, kind=kind, name=name,
+                                               stored=stored, role=role)
+        except BaseException:
+            artifacts_service.discard(stored)
+            raise
         return row.id
 
     return ArtifactCreated(artifact_id=await run_in_threadpool(store))

@@ -78,13 +78,32 @@ def sweep_once(silence: timedelta) -> int:
     return ended
 
 
+def cluster_sweep(silence: timedelta) -> int:
+    """Every periodic task of the cluster, in one round: silent runs, expired rate-limit counts."""
+    from perflab import ratelimit
+
+    ended = sweep_once(silence)
+    ratelimit.prune_expired()
+    return ended
+
+
 async def sweep_forever(silence_s: float) -> None:
-    """The server's periodic sweep: cheap (an indexed query over unfinished runs) a few times per silence."""
+    """The server's periodic sweep: cheap (an indexed query over unfinished runs) a few times per silence.
+
+    Every server process runs this loop; only the one holding the cluster's sweep lock does the work
+    (cluster/leader.py), so N servers sweep once, and another takes over when that one stops."""
+    from perflab.cluster.leader import SWEEP_LOCK, Leadership
+
     silence = timedelta(seconds=silence_s)
     every = min(60.0, max(0.5, silence_s / 4))
-    while True:
-        try:
-            await run_in_threadpool(sweep_once, silence)
-        except Exception:
-            log.warning("silent-run sweep failed; trying again in %.0f s", every, exc_info=True)
-        await asyncio.sleep(every)
+    leader = Leadership(SWEEP_LOCK)
+    try:
+        while True:
+            try:
+                if await run_in_threadpool(leader.held):
+                    await run_in_threadpool(cluster_sweep, silence)
+            except Exception:
+                log.warning("silent-run sweep failed; trying again in %.0f s", every, exc_info=True)
+            await asyncio.sleep(every)
+    finally:
+        leader.release()

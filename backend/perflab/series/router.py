@@ -10,6 +10,7 @@ from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
 from perflab import shutdown
+from perflab.cluster import live
 from perflab.db import unit_of_work
 from perflab.deps import OneHopRoute, PrincipalDep, SessionDep, caller_ref, still_reads
 from perflab.ingest import service as ingest_service
@@ -36,13 +37,15 @@ def series_data(
                            series=[SeriesData(**d) for d in data])
 
 
-def _snapshot(run_id: Any, caller: tuple[str, int]) -> dict[str, Any]:
+# How often an open live-update stream checks that its caller may still read the project.
+ACCESS_CHECK_S = 1.0
+
+
+def _snapshot(run_id: Any) -> dict[str, Any]:
     with unit_of_work() as db:
         run = db.get(Run, run_id)
         if run is None:
             return {"gone": True}
-        if not still_reads(db, caller, run.project_id):
-            return {"revoked": True}
         ingest_service.evaluate(db, run=run)
         streams = db.scalars(select(Stream).where(Stream.run_id == run_id).order_by(Stream.id)).all()
         return {
@@ -56,34 +59,51 @@ def _snapshot(run_id: Any, caller: tuple[str, int]) -> dict[str, Any]:
 
 @router.get("/api/runs/{run_id}/events")
 async def run_events(run: ReadableRun, principal: PrincipalDep, request: Request) -> StreamingResponse:
-    """Server-sent events: a snapshot whenever the run changes, at most once a second. Access is checked
-    at every snapshot: a member removed (or logged out, or a token revoked) stops receiving at once."""
+    """Server-sent events: a snapshot whenever the run changes.
+
+    Every viewer of a run on this server reads one shared feed, recomputed when PostgreSQL notifies
+    a change of the run (cluster/live.py), so viewers cost no snapshot query each. Access is checked
+    again about once a second per viewer (a few primary-key reads): a member removed (or logged out,
+    or a token revoked) stops receiving at once."""
     run_id = run.id
+    project_id = run.project_id
     caller = caller_ref(principal)
+    hub = live.hub_for(request.app.state, _snapshot)
+
+    def allowed() -> bool:
+        with unit_of_work() as db:
+            return still_reads(db, caller, project_id)
 
     async def events() -> AsyncIterator[bytes]:
-        last = None
-        idle = 0
-        while not await request.is_disconnected():
-            snap = await run_in_threadpool(_snapshot, run_id, caller)
-            if snap.get("revoked"):
-                yield b'event: end\ndata: {"reason": "access revoked"}\n\n'
-                return
-            if snap != last:
-                yield f"event: run\ndata: {json.dumps(snap)}\n\n".encode()
-                last = snap
-                idle = 0
-            else:
-                idle += 1
-                if idle % 15 == 0:
+        async with hub.watch(run_id) as feed:
+            seen = 0
+            idle_s = 0.0
+            since_check = 0.0
+            while not await request.is_disconnected():
+                if since_check >= ACCESS_CHECK_S or (feed.version != seen and feed.snapshot is not None):
+                    since_check = 0.0
+                    if not await run_in_threadpool(allowed):
+                        yield b'event: end\ndata: {"reason": "access revoked"}\n\n'
+                        return
+                if feed.version != seen and feed.snapshot is not None:
+                    snap = feed.snapshot
+                    seen = feed.version
+                    idle_s = 0.0
+                    yield f"event: run\ndata: {json.dumps(snap)}\n\n".encode()
+                    if snap.get("gone") or (snap.get("status") in ("complete", "partial", "failed")):
+                        yield b"event: end\ndata: {}\n\n"
+                        return
+                elif idle_s >= 15:
+                    idle_s = 0.0
                     yield b": keep-alive\n\n"
-            if snap.get("gone") or (snap.get("status") in ("complete", "partial", "failed")):
-                yield b"event: end\ndata: {}\n\n"
-                return
-            if await shutdown.pause(1.0):
-                # The browser's EventSource reconnects on its own once the server is back.
-                yield b"event: shutdown\ndata: {}\n\n"
-                return
+                if shutdown.stopping():
+                    # The browser's EventSource reconnects on its own once the server is back.
+                    yield b"event: shutdown\ndata: {}\n\n"
+                    return
+                # Short waits: a closed tab and a shutdown are noticed within one.
+                if not await feed.changed_since(seen, shutdown.STEP_S * 5):
+                    idle_s += shutdown.STEP_S * 5
+                    since_check += shutdown.STEP_S * 5
 
     return StreamingResponse(events(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

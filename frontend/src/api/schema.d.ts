@@ -180,27 +180,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/auth/devices": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Forget Devices
-         * @description Forgets every browser this account logged in from (a lost laptop): each counts towards the
-         *     account's login limit again until it logs in anew.
-         */
-        delete: operations["auth-forget_devices"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -261,10 +240,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Change Password
-         * @description Ends the account's other sessions and forgets its other browsers; this one is remembered anew.
-         */
+        /** Change Password */
         post: operations["auth-change_password"];
         delete?: never;
         options?: never;
@@ -621,9 +597,7 @@ export interface paths {
         put?: never;
         /**
          * Create Project
-         * @description Whoever creates a project becomes its owner. 409 when the slug is taken by a project the caller can
-         *     see; one they cannot see is never revealed: the project gets the slug plus a random suffix (the
-         *     reply's `slug` is the one used).
+         * @description Whoever creates a project becomes its owner.
          */
         post: operations["projects-create_project"];
         delete?: never;
@@ -790,27 +764,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/projects/{slug}/gate-failures": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Gate Failed
-         * @description What `perflab-agent compare --fail-on ...` reports when it fails a build: the project's
-         *     gate_failed webhooks are notified.
-         */
-        post: operations["alerts-gate_failed"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/projects/{slug}/hosts": {
         parameters: {
             query?: never;
@@ -896,11 +849,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /**
-         * Remove Member
-         * @description revoke_share_links: also revoke every active public link this member created in the project,
-         *     which would otherwise stay valid until it expires (up to 365 days).
-         */
+        /** Remove Member */
         delete: operations["members-remove_member"];
         options?: never;
         head?: never;
@@ -1036,30 +985,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/projects/{slug}/webhooks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List Webhooks
-         * @description The project's webhooks with their last delivery (owners only).
-         */
-        get: operations["alerts-list_webhooks"];
-        put?: never;
-        /**
-         * Create Webhook
-         * @description Register a webhook; its signing secret is in this answer only.
-         */
-        post: operations["alerts-create_webhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/runs/{run_id}": {
         parameters: {
             query?: never;
@@ -1077,26 +1002,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/runs/{run_id}/attachments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Run Attachments
-         * @description What an import kept without reading (files or parts of a paste no parser knows), with why.
-         */
-        get: operations["imports-run_attachments"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/runs/{run_id}/events": {
         parameters: {
             query?: never;
@@ -1106,8 +1011,10 @@ export interface paths {
         };
         /**
          * Run Events
-         * @description Server-sent events: a snapshot whenever the run changes, at most once a second. Access is checked
-         *     at every snapshot: a member removed (or logged out, or a token revoked) stops receiving at once.
+         * @description Server-sent events: a snapshot whenever the run changes.
+         *
+         *     Every viewer of a run on this server reads one shared feed, recomputed when PostgreSQL notifies
+         *     a change of the run (cluster/live.py), so viewers cost no query each.
          */
         get: operations["series-run_events"];
         put?: never;
@@ -1214,27 +1121,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/runs/{run_id}/use": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Run Use Checklist
-         * @description The USE method for this run: per resource, utilisation, saturation and errors: which checks ran, which
-         *     found something, and what would let a missing one run.
-         */
-        get: operations["findings-run_use_checklist"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/share-links/{link_id}": {
         parameters: {
             query?: never;
@@ -1321,43 +1207,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/webhooks/{webhook_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete Webhook */
-        delete: operations["alerts-delete_webhook"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/webhooks/{webhook_id}/deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List Deliveries
-         * @description The webhook's latest 20 deliveries, newest first.
-         */
-        get: operations["alerts-list_deliveries"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1398,26 +1247,6 @@ export interface components {
         ArtifactCreated: {
             /** Artifact Id */
             artifact_id: number;
-        };
-        /**
-         * AttachmentRead
-         * @description A file (or part of a paste) an import kept without reading it, with the reason.
-         */
-        AttachmentRead: {
-            /** Content Type */
-            content_type: string;
-            /** Download Url */
-            download_url: string;
-            /** Id */
-            id: number;
-            /** Name */
-            name: string;
-            /** Note */
-            note: string;
-            /** Role */
-            role: string;
-            /** Size Bytes */
-            size_bytes: number;
         };
         /** Batch */
         Batch: {
@@ -1522,12 +1351,12 @@ export interface components {
             alpha: number;
             /** Description */
             description: string;
-            /** Min Experiments */
-            min_experiments: number;
             /** Min Size */
             min_size: number;
             /** Name */
             name: string;
+            /** Permutations */
+            permutations: number;
         };
         /** ChangeSet */
         ChangeSet: {
@@ -1745,28 +1574,6 @@ export interface components {
             /** Status */
             status?: ("proposed" | "adopted" | "rejected" | "inconclusive") | null;
         };
-        /** DeliveryRead */
-        DeliveryRead: {
-            /** Attempts */
-            attempts: number;
-            /**
-             * Created At
-             * Format: date-time
-             */
-            created_at: string;
-            /** Delivered At */
-            delivered_at: string | null;
-            /** Event */
-            event: string;
-            /** Id */
-            id: number;
-            /** Last Error */
-            last_error: string | null;
-            /** Response Status */
-            response_status: number | null;
-            /** Status */
-            status: string;
-        };
         /** EvidenceRead */
         EvidenceRead: {
             /** Kind */
@@ -1953,13 +1760,6 @@ export interface components {
         };
         /** FilePreview */
         FilePreview: {
-            /**
-             * Attachment
-             * @default false
-             */
-            attachment?: boolean;
-            /** Attachment Id */
-            attachment_id?: number | null;
             /** End Line */
             end_line?: number | null;
             /** Error */
@@ -1975,8 +1775,6 @@ export interface components {
             kind: string | null;
             /** Name */
             name: string;
-            /** Note */
-            note?: string | null;
             /** Ok */
             ok: boolean;
             /** Preview */
@@ -2044,28 +1842,6 @@ export interface components {
             total: number;
             /** Unit */
             unit: string;
-        };
-        /** GateAccepted */
-        GateAccepted: {
-            /** Deliveries */
-            deliveries: number;
-        };
-        /**
-         * GateFailed
-         * @description What a CI gate reports when it failed the build (perflab-agent compare --fail-on ...).
-         */
-        GateFailed: {
-            /** Baseline */
-            baseline: string;
-            /** Exit Code */
-            exit_code: number;
-            /** Experiments */
-            experiments: string[];
-            /**
-             * Failures
-             * @description one line per failing metric
-             */
-            failures: string[];
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -2976,18 +2752,6 @@ export interface components {
             /** Total */
             total: number;
         };
-        /** RunUseChecklist */
-        RunUseChecklist: {
-            /** Checks */
-            checks: components["schemas"]["UseCheck"][];
-            /** Resources */
-            resources: string[];
-            /**
-             * Run Id
-             * Format: uuid
-             */
-            run_id: string;
-        };
         /** RunWarning */
         RunWarning: {
             /** Kind */
@@ -3073,11 +2837,6 @@ export interface components {
         };
         /** ShareLinkCreated */
         ShareLinkCreated: {
-            /**
-             * Can Revoke
-             * @default false
-             */
-            can_revoke?: boolean;
             /** Comparison Id */
             comparison_id: number;
             /** Comparison Short Id */
@@ -3118,11 +2877,6 @@ export interface components {
         };
         /** ShareLinkRead */
         ShareLinkRead: {
-            /**
-             * Can Revoke
-             * @default false
-             */
-            can_revoke?: boolean;
             /** Comparison Id */
             comparison_id: number;
             /** Comparison Short Id */
@@ -3489,12 +3243,8 @@ export interface components {
         };
         /** TrendReply */
         TrendReply: {
-            /** Assessment */
-            assessment: string;
             /** Change Points */
             change_points: components["schemas"]["TrendChangePoint"][];
-            /** Detectable Step Pct */
-            detectable_step_pct: number | null;
             /** Experiments */
             experiments: components["schemas"]["TrendExperiment"][];
             /** Higher Is Better */
@@ -3504,8 +3254,6 @@ export interface components {
             method: components["schemas"]["ChangePointMethod"];
             /** Metric */
             metric: string;
-            /** Summary */
-            summary: string;
             /** Unit */
             unit: string;
         };
@@ -3527,32 +3275,6 @@ export interface components {
             validity: string;
             /** Value */
             value: number;
-        };
-        /**
-         * UseCheck
-         * @description One cell of the USE method: a resource's utilisation, saturation or errors in this run.
-         */
-        UseCheck: {
-            /** Fired */
-            fired: string[];
-            /** Hint */
-            hint: string | null;
-            /** Resource */
-            resource: string;
-            /** Rules */
-            rules: string[];
-            /**
-             * Status
-             * @enum {string}
-             */
-            status: "finding" | "silent" | "missing" | "n/a";
-            /**
-             * Type
-             * @enum {string}
-             */
-            type: "utilisation" | "saturation" | "errors";
-            /** Value */
-            value: string | null;
         };
         /** UserCreate */
         UserCreate: {
@@ -3653,74 +3375,6 @@ export interface components {
             ui?: {
                 [key: string]: unknown;
             };
-        };
-        /** WebhookCreate */
-        WebhookCreate: {
-            /**
-             * Alpha
-             * @description the change-point sensitivity to follow (false alarms per history)
-             * @default 0.05
-             */
-            alpha?: number;
-            /** Events */
-            events: ("change_point" | "gate_failed" | "finding")[];
-            /**
-             * Format
-             * @default json
-             * @enum {string}
-             */
-            format?: "json" | "slack";
-            /** Name */
-            name: string;
-            /**
-             * Url
-             * @description http(s) URL chosen by a project owner
-             */
-            url: string;
-        };
-        /** WebhookCreated */
-        WebhookCreated: {
-            /** Alpha */
-            alpha: number;
-            /**
-             * Created At
-             * Format: date-time
-             */
-            created_at: string;
-            /** Events */
-            events: string[];
-            /** Format */
-            format: string;
-            /** Id */
-            id: number;
-            last_delivery?: components["schemas"]["DeliveryRead"] | null;
-            /** Name */
-            name: string;
-            /** Secret */
-            secret: string;
-            /** Url */
-            url: string;
-        };
-        /** WebhookRead */
-        WebhookRead: {
-            /** Alpha */
-            alpha: number;
-            /**
-             * Created At
-             * Format: date-time
-             */
-            created_at: string;
-            /** Events */
-            events: string[];
-            /** Format */
-            format: string;
-            /** Id */
-            id: number;
-            last_delivery?: components["schemas"]["DeliveryRead"] | null;
-            /** Name */
-            name: string;
-            /** Url */
-            url: string;
         };
     };
     responses: never;
@@ -4068,24 +3722,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
-            };
-        };
-    };
-    "auth-forget_devices": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };
@@ -5502,41 +5138,6 @@ export interface operations {
             };
         };
     };
-    "alerts-gate_failed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                slug: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GateFailed"];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GateAccepted"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
     "hosts-list_hosts": {
         parameters: {
             query?: never;
@@ -5706,9 +5307,7 @@ export interface operations {
     };
     "members-remove_member": {
         parameters: {
-            query?: {
-                revoke_share_links?: boolean;
-            };
+            query?: never;
             header?: never;
             path: {
                 user_id: number;
@@ -6010,7 +5609,7 @@ export interface operations {
             query: {
                 /** @description a key from /trend/metrics */
                 metric: string;
-                /** @description change-point sensitivity: the false-alarm rate per history (0.005 to 0.2) */
+                /** @description change-point significance level */
                 alpha?: number;
             };
             header?: never;
@@ -6072,72 +5671,6 @@ export interface operations {
             };
         };
     };
-    "alerts-list_webhooks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                slug: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookRead"][];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
-    "alerts-create_webhook": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                slug: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookCreate"];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookCreated"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
     "runs-get_run": {
         parameters: {
             query?: never;
@@ -6156,37 +5689,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunDetail"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
-    "imports-run_attachments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                run_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AttachmentRead"][];
                 };
             };
             /** @description Validation Error */
@@ -6428,37 +5930,6 @@ export interface operations {
             };
         };
     };
-    "findings-run_use_checklist": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                run_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunUseChecklist"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
     "comparisons-revoke_share_link": {
         parameters: {
             query?: never;
@@ -6630,66 +6101,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserRead"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
-    "alerts-delete_webhook": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                webhook_id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
-    "alerts-list_deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                webhook_id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeliveryRead"][];
                 };
             };
             /** @description Validation Error */
