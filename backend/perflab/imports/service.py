@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from perflab import parsers
 from perflab.artifacts import service as artifacts_service
-from perflab.errors import BadInput, PayloadTooLarge
+from perflab.errors import BadInput, PayloadTooLarge, Unprocessable
 from perflab.experiments import service as experiments_service
 from perflab.imports.schemas import ImportFile
 from perflab.ingest import pipeline
@@ -118,7 +118,10 @@ def _config(file: ImportFile, text: str) -> Analysed:
     from perflab.compare import configs
 
     nginx = configs.looks_like_nginx(text)
-    count = len(configs.nginx_directives(text) if nginx else configs.key_values(text))
+    try:
+        count = len(configs.nginx_directives(text) if nginx else configs.key_values(text))
+    except configs.ConfigError as exc:
+        raise Unprocessable(f"{file.name}: {exc}") from None
     data: dict[str, Any] = {"format": "nginx" if nginx else "key-value", "directives": count, "warnings": []}
     total = len(text.splitlines())
     return text, data, {"name": file.name, "kind": CONFIG_KIND, "ok": True, "role": file.role or "target",
