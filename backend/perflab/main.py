@@ -132,8 +132,9 @@ def create_app() -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        error = {400: "bad_input", 404: "not_found", 405: "method_not_allowed",
-                 413: "payload_too_large"}.get(exc.status_code, "http_error")
+        # An exception that names its error (the body middleware's CheckUnavailable) keeps it.
+        error = getattr(exc, "error", None) or {400: "bad_input", 404: "not_found", 405: "method_not_allowed",
+                                                413: "payload_too_large"}.get(exc.status_code, "http_error")
         detail = exc.detail
         if exc.status_code == 404 and detail == "Not Found":
             detail = "no such route"

@@ -12,6 +12,7 @@ import zlib
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from sqlalchemy import exc as sa_exc
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
@@ -28,13 +29,40 @@ class TooLarge(Exception):
     pass
 
 
-async def _send_error(send: Send, status: int, error: str, detail: str) -> None:
+class CheckUnavailable(HTTPException):
+    """The credentials check could not reach the database (down, or every pooled connection taken):
+    the caller should retry, so the answer is a 503 with Retry-After like any route's, never a 500.
+
+    An HTTPException so that, raised while a route reads its body, FastAPI passes it on to the
+    application's handler (any other exception there becomes "error parsing the body", a 400);
+    ``error`` names the cause for that handler."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(
+            503,
+            str(getattr(cause, "detail", "") or "the database is unreachable; retry shortly"),
+            headers=dict(getattr(cause, "headers", None) or {"Retry-After": "5"}),
+        )
+        self.error = str(getattr(cause, "error", "") or "database_unavailable")
+
+
+def _is_unavailable(exc: BaseException) -> bool:
+    """A database outage or a full pool, as raised by the unit of work (a 503 AppError) or by
+    SQLAlchemy directly."""
+    return getattr(exc, "status_code", None) == 503 or isinstance(
+        exc, (sa_exc.OperationalError, sa_exc.TimeoutError, sa_exc.InterfaceError)
+    )
+
+
+async def _send_error(send: Send, status: int, error: str, detail: str,
+                      headers: dict[str, str] | None = None) -> None:
     body = json.dumps({"error": error, "detail": detail}).encode()
+    extra = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
     await send(
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra],
         }
     )
     await send({"type": "http.response.body", "body": body})
@@ -183,10 +211,18 @@ class BodyLimitMiddleware:
         state = {"raw_cap": self.small_cap, "inflated_cap": self.small_cap, "checked": False}
 
         async def widen() -> bool:
-            """Lift the caps for an authenticated caller; False if the caller is not one."""
+            """Lift the caps for an authenticated caller; False if the caller is not one.
+
+            A database that cannot answer raises :class:`CheckUnavailable` (a 503)."""
             if not state["checked"]:
                 state["checked"] = True
-                if await run_in_threadpool(self.credentials_valid, headers):
+                try:
+                    valid = await run_in_threadpool(self.credentials_valid, headers)
+                except Exception as exc:
+                    if _is_unavailable(exc):
+                        raise CheckUnavailable(exc) from exc
+                    raise
+                if valid:
                     state["raw_cap"], state["inflated_cap"] = granted
             return state["raw_cap"] > self.small_cap
 
@@ -194,16 +230,19 @@ class BodyLimitMiddleware:
             hint = "" if state["raw_cap"] > self.small_cap else " (unauthenticated requests are limited to this)"
             return HTTPException(413, f"the {what} is larger than {cap} bytes{hint}")
 
-        if declared is not None and declared > self.small_cap:
-            await widen()
-            if declared > int(state["raw_cap"]):
-                await _send_error(send, 413, "payload_too_large", too_large(int(state["raw_cap"])).detail)
-                return
-
         inflater = _Inflater() if encoding == b"gzip" else None
-        if inflater is not None:
-            # The inflated cap must be known before the first byte is inflated.
-            await widen()
+        try:
+            if declared is not None and declared > self.small_cap:
+                await widen()
+                if declared > int(state["raw_cap"]):
+                    await _send_error(send, 413, "payload_too_large", too_large(int(state["raw_cap"])).detail)
+                    return
+            if inflater is not None:
+                # The inflated cap must be known before the first byte is inflated.
+                await widen()
+        except CheckUnavailable as exc:
+            await _send_error(send, 503, exc.error, str(exc.detail), dict(exc.headers or {}))
+            return
         received = 0
 
         async def limited_receive() -> Message:
@@ -248,10 +287,11 @@ class BodyLimitMiddleware:
             await self.app(scope, limited_receive, tracking_send)
         except HTTPException as exc:
             # Raised from receive() outside any route (e.g. a middleware reading the body): answer here.
-            if started or exc.status_code not in (400, 413):
+            if started or exc.status_code not in (400, 413, 503):
                 raise
-            await _send_error(send, exc.status_code, "payload_too_large" if exc.status_code == 413 else "bad_input",
-                              str(exc.detail))
+            error = {413: "payload_too_large", 503: getattr(exc, "error", "database_unavailable")}
+            await _send_error(send, exc.status_code, error.get(exc.status_code, "bad_input"), str(exc.detail),
+                              dict(exc.headers or {}))
 
 
 class SecurityHeadersMiddleware:

@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from perflab.parsers import KINDS, ParseError, detect, parse, read_text
 
+from .corpus import FIXTURES, KIND_OF_DIR
+
 MB = 1 << 20
 SECONDS_PER_MB = 2.0
 SLACK_S = 0.2
@@ -97,6 +99,64 @@ def test_linear_time_on_adversarial_text(kind: str, shape: str) -> None:
     assert elapsed < 11 * max(quarter, 0.01), (
         f"{kind} took {elapsed:.2f} s on {mb:.2f} MB of {shape}, {quarter:.2f} s on a quarter"
     )
+
+
+# Each kind's own lines, made adversarial: the shapes above are generic, and a regex that only
+# runs after a kind's header (tsar's "-+name-+" after "Time", issue 21: a 16 KB paste froze every
+# request for 7 s) never sees them. The kinds come from the registry and each must have a
+# fixture, so a new kind cannot be left out.
+OWN_SIZE = MB // 32
+OWN_SHAPES: dict[str, Callable[[str, int], str]] = {
+    "its line then a run of dashes": lambda line, size: line + " " + "-" * size + "\n" + line + "\n",
+    "its line then dashes and a word": lambda line, size: line + " " + _rep("-" * 64 + "a", size) + "\n",
+    "its line with every blank widened": lambda line, size: " ".join(
+        line.split(" ")[:1] + [" " * (size // max(1, line.count(" ")))] * line.count(" ")
+    ) + "\n" + line + "\n",
+    "its line as many columns": lambda line, size: line + _rep(" " + line.split(" ")[-1], size) + "\n",
+    "its line repeated": lambda line, size: _rep(line + "\n", size),
+}
+
+
+def _own_lines(kind: str) -> list[str]:
+    """The first distinct lines of the kind's first fixture: headers, then the first rows."""
+    dirs = [d for d, k in KIND_OF_DIR.items() if k == kind]
+    paths = sorted(p for d in dirs for p in (FIXTURES / d).glob("*.txt"))
+    assert paths, f"kind {kind!r} has no fixture in tests/fixtures: add one (corpus.KIND_OF_DIR)"
+    lines: list[str] = []
+    for line in paths[0].read_text(errors="replace").splitlines():
+        if line.strip() and line not in lines:
+            lines.append(line)
+        if len(lines) == 4:
+            break
+    return lines
+
+
+@pytest.mark.parametrize("shape", list(OWN_SHAPES))
+@pytest.mark.parametrize("kind", KINDS)
+def test_linear_time_on_each_kinds_own_lines(kind: str, shape: str) -> None:
+    lines = _own_lines(kind)
+    for i, line in enumerate(lines):
+        # The lines before it too: a kind's row regexes run only under its header.
+        prefix = "".join(f"{ln}\n" for ln in lines[:i])
+
+        def run(size: int, line: str = line, prefix: str = prefix) -> tuple[float, float]:
+            text = prefix + OWN_SHAPES[shape](line, size)
+            slowest = max(
+                _timed(lambda: parse(kind, text)), _timed(lambda: parse("auto", text)), _timed(lambda: detect(text))
+            )
+            return slowest, len(text) / MB
+
+        elapsed, mb = run(OWN_SIZE)
+        if elapsed < SECONDS_PER_MB * mb + SLACK_S:
+            continue
+        quarter, _ = run(OWN_SIZE // 4)
+        if elapsed >= 11 * max(quarter, 0.01):
+            elapsed = min(elapsed, run(OWN_SIZE)[0])
+            quarter = max(quarter, run(OWN_SIZE // 4)[0])
+        assert elapsed < 11 * max(quarter, 0.01), (
+            f"{kind} (or auto/detect) took {elapsed:.2f} s on {mb:.2f} MB of {shape} of line {i + 1} "
+            f"{line[:60]!r}, {quarter:.2f} s on a quarter"
+        )
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perflab import parsers
-from perflab.errors import BadInput, PayloadTooLarge
+from perflab.errors import BadInput, PayloadTooLarge, Unprocessable
 from perflab.hosts import imported as host_facts
 from perflab.imports.schemas import ImportFile
 from perflab.ingest import pipeline
@@ -252,7 +252,10 @@ def _config(file: ImportFile, text: str) -> Analysed:
     from perflab.compare import configs
 
     nginx = configs.looks_like_nginx(text) or _BLOCK.search(text[:1 << 20]) is not None
-    count = len(configs.nginx_directives(text) if nginx else configs.key_values(text))
+    try:
+        count = len(configs.nginx_directives(text) if nginx else configs.key_values(text))
+    except configs.ConfigError as exc:
+        raise Unprocessable(f"{file.name}: {exc}") from None
     data: dict[str, Any] = {"format": "nginx" if nginx else "key-value", "directives": count, "warnings": []}
     total = len(text.splitlines())
     return text, data, {"name": file.name, "kind": CONFIG_KIND, "ok": True, "role": file.role or "target",

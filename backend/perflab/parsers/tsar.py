@@ -22,6 +22,7 @@ their columns are ``127.0.0.1:18555.qps``, ``www.example.com:80.rt`` (the item, 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from ._common import JSON, ParseError, is_elision, show, split_lines, to_float
 
@@ -29,7 +30,10 @@ KIND = "tsar"
 
 METRICS: dict[str, str] = {"samples.*.*": "as printed by tsar (util in %)"}
 
-_GROUP = re.compile(r"-+([A-Za-z0-9_]+)-+")
+# A module header: a name between dashes. One dash each side is enough to find it, and it keeps the
+# search linear: "-+name-+" backtracked over every dash of a long run of them (a 16 KB line of
+# dashes froze the server for 7 s through auto-detection).
+_GROUP = re.compile(r"-[A-Za-z0-9_]+-")
 _TIME = re.compile(r"^\d\d/\d\d/\d\d-\d\d:\d\d(?::\d\d)?$")
 _SUFFIX = {"K": 1024.0, "M": 1024.0**2, "G": 1024.0**3, "T": 1024.0**4}
 SUMMARY_ROWS = ("MAX", "MEAN", "MIN")
@@ -53,21 +57,23 @@ def _columns(groups_line: str, names_line: str) -> list[str]:
     # Module headers are dashes around a name, cut to the column width (`mmcblk0-`, `mmcblk0p`).
     spans = [(m.start(), m.end(), m.group(0).strip("-") or "?") for m in re.finditer(r"\S+", groups_line)
              if m.start() > 0]
+    starts = [s for s, _, _ in spans]  # sorted and disjoint: a bisection finds a column's header
     out: list[str] = []
+    taken: set[str] = set()
     for m in re.finditer(r"\S+", names_line):
         if m.start() == 0:
             continue  # "Time"
         center = (m.start() + m.end()) / 2
-        group = next((g for s, e, g in spans if s <= center <= e), None)
-        if group is None:
-            before = [g for s, _, g in spans if s <= center]
-            group = before[-1] if before else "?"
+        at = bisect_right(starts, center) - 1  # the last header starting at or before the center
+        # Under that header, or after it (tsar prints a header over its first columns only).
+        group = spans[at][2] if at >= 0 else "?"
         name = f"{group}.{m.group(0)}"
         k = 2
-        while name in out:  # two devices whose names tsar cut to the same 8 characters
+        while name in taken:  # two devices whose names tsar cut to the same 8 characters
             name = f"{group}#{k}.{m.group(0)}"
             k += 1
         out.append(name)
+        taken.add(name)
     return out
 
 

@@ -105,9 +105,22 @@ def get_profile(profile: ReadableProfile, db: SessionDep) -> ProfileRead:
     return _read(profile, service.context(db, profile=profile))
 
 
+MaxNodes = Annotated[
+    int,
+    Query(ge=1, le=service.MAX_VIEW_NODES,
+          description="at most this many frames, the largest first; the rest is summed into [pruned] nodes"),
+]
+MinShare = Annotated[
+    float, Query(ge=0.0, le=1.0, description="leave out frames under this share of the total (0.001 = 0.1%)")
+]
+
+
 @router.get("/api/profiles/{profile_id}/tree", response_model=ProfileTree)
-def get_tree(profile: ReadableProfile) -> Response:
-    return JSONResponse(service.tree(profile))
+def get_tree(
+    profile: ReadableProfile, max_nodes: MaxNodes = service.DEFAULT_VIEW_NODES, min_share: MinShare = 0.0
+) -> Response:
+    """The call tree, bounded: ``pruned`` says how many frames were left out and what they held."""
+    return JSONResponse(service.tree(profile, max_nodes=max_nodes, min_share=min_share))
 
 
 @router.get("/api/profiles/{profile_id}/functions", response_model=FunctionTable)
@@ -115,7 +128,7 @@ def get_functions(
     profile: ReadableProfile,
     db: SessionDep,
     order: Literal["total", "self"] = "total",
-    limit: Annotated[int, Query(ge=1, le=100_000)] = service.DEFAULT_FUNCTION_LIMIT,
+    limit: Annotated[int, Query(ge=1, le=service.MAX_STORED_FUNCTIONS)] = service.DEFAULT_FUNCTION_LIMIT,
 ) -> FunctionTable:
     if order == "self":
         rows = service.top_by_self(db, profile=profile, limit=limit)
@@ -128,9 +141,15 @@ def get_functions(
 
 
 @router.get("/api/profiles/{profile_id}/diff", response_model=ProfileDiff)
-def get_diff(profile: ReadableProfile, other: OtherProfile) -> Response:
-    """``profile`` is the baseline; ``other`` is scaled to its total (see ``factor``)."""
-    return JSONResponse(service.diff(profile, other))
+def get_diff(
+    profile: ReadableProfile,
+    other: OtherProfile,
+    max_nodes: MaxNodes = service.DEFAULT_VIEW_NODES,
+    min_share: MinShare = 0.0,
+) -> Response:
+    """``profile`` is the baseline; ``other`` is scaled to its total (see ``factor``). Bounded
+    like the tree (``pruned``), with the largest function changes first (``functions_total``)."""
+    return JSONResponse(service.diff(profile, other, max_nodes=max_nodes, min_share=min_share))
 
 
 @router.get("/api/profiles/{profile_id}/original", response_class=Response)

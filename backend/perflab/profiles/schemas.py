@@ -58,14 +58,40 @@ class FunctionTable(BaseModel):
     functions: list[FunctionRow]
 
 
+class TreePruned(BaseModel):
+    """What a bounded tree left out: ``nodes`` frames, summed into ``groups`` "[pruned]" nodes
+    (one under each frame that lost children) holding ``total``; the smallest total kept is
+    ``min_total``. ``nodes == 0``: the whole tree is there."""
+
+    nodes: int
+    groups: int
+    total: int
+    max_nodes: int
+    min_total: float
+
+
 class ProfileTree(BaseModel):
     """The merged call tree: nodes are [name_idx, self, total, parent_idx] in pre-order, node 0
-    the root "all" (parent -1); siblings sorted by name."""
+    the root "all" (parent -1); siblings sorted by name; at most max_nodes frames plus the
+    "[pruned]" nodes that stand for the rest (see ``pruned``)."""
 
     unit: str
     total: int
     names: list[str]
     nodes: list[list[int]]
+    pruned: TreePruned
+
+
+class DiffPruned(BaseModel):
+    """Like TreePruned for a diff: a node's score is its share of the base plus its share of the
+    other; ``min_share`` is the smallest score kept."""
+
+    nodes: int
+    groups: int
+    total_base: int
+    total_other: int
+    max_nodes: int
+    min_share: float
 
 
 class ProfileDiff(BaseModel):
@@ -79,4 +105,7 @@ class ProfileDiff(BaseModel):
     factor: float
     names: list[str]
     nodes: list[list[int]]
+    pruned: DiffPruned
+    # The largest changes first; functions_total counts them all.
     functions: list[dict[str, str | int | float]]
+    functions_total: int

@@ -500,7 +500,8 @@ export interface paths {
         };
         /**
          * Get Diff
-         * @description ``profile`` is the baseline; ``other`` is scaled to its total (see ``factor``).
+         * @description ``profile`` is the baseline; ``other`` is scaled to its total (see ``factor``). Bounded
+         *     like the tree (``pruned``), with the largest function changes first (``functions_total``).
          */
         get: operations["profiles-get_diff"];
         put?: never;
@@ -572,7 +573,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get Tree */
+        /**
+         * Get Tree
+         * @description The call tree, bounded: ``pruned`` says how many frames were left out and what they held.
+         */
         get: operations["profiles-get_tree"];
         put?: never;
         post?: never;
@@ -1574,6 +1578,25 @@ export interface components {
             /** Status */
             status?: ("proposed" | "adopted" | "rejected" | "inconclusive") | null;
         };
+        /**
+         * DiffPruned
+         * @description Like TreePruned for a diff: a node's score is its share of the base plus its share of the
+         *     other; ``min_share`` is the smallest score kept.
+         */
+        DiffPruned: {
+            /** Groups */
+            groups: number;
+            /** Max Nodes */
+            max_nodes: number;
+            /** Min Share */
+            min_share: number;
+            /** Nodes */
+            nodes: number;
+            /** Total Base */
+            total_base: number;
+            /** Total Other */
+            total_other: number;
+        };
         /** EvidenceRead */
         EvidenceRead: {
             /** Kind */
@@ -2377,12 +2400,15 @@ export interface components {
             functions: {
                 [key: string]: string | number;
             }[];
+            /** Functions Total */
+            functions_total: number;
             /** Names */
             names: string[];
             /** Nodes */
             nodes: number[][];
             /** Other Total */
             other_total: number;
+            pruned: components["schemas"]["DiffPruned"];
             /** Unit */
             unit: string;
         };
@@ -2437,13 +2463,15 @@ export interface components {
         /**
          * ProfileTree
          * @description The merged call tree: nodes are [name_idx, self, total, parent_idx] in pre-order, node 0
-         *     the root "all" (parent -1); siblings sorted by name.
+         *     the root "all" (parent -1); siblings sorted by name; at most max_nodes frames plus the
+         *     "[pruned]" nodes that stand for the rest (see ``pruned``).
          */
         ProfileTree: {
             /** Names */
             names: string[];
             /** Nodes */
             nodes: number[][];
+            pruned: components["schemas"]["TreePruned"];
             /** Total */
             total: number;
             /** Unit */
@@ -3165,6 +3193,24 @@ export interface components {
             revoked_at: string | null;
             /** Scopes */
             scopes: string[];
+        };
+        /**
+         * TreePruned
+         * @description What a bounded tree left out: ``nodes`` frames, summed into ``groups`` "[pruned]" nodes
+         *     (one under each frame that lost children) holding ``total``; the smallest total kept is
+         *     ``min_total``. ``nodes == 0``: the whole tree is there.
+         */
+        TreePruned: {
+            /** Groups */
+            groups: number;
+            /** Max Nodes */
+            max_nodes: number;
+            /** Min Total */
+            min_total: number;
+            /** Nodes */
+            nodes: number;
+            /** Total */
+            total: number;
         };
         /** TrendChangePoint */
         TrendChangePoint: {
@@ -4434,6 +4480,10 @@ export interface operations {
     "profiles-get_diff": {
         parameters: {
             query: {
+                /** @description at most this many frames, the largest first; the rest is summed into [pruned] nodes */
+                max_nodes?: number;
+                /** @description leave out frames under this share of the total (0.001 = 0.1%) */
+                min_share?: number;
                 /** @description the profile to compare with */
                 other: string;
             };
@@ -4559,7 +4609,12 @@ export interface operations {
     };
     "profiles-get_tree": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description at most this many frames, the largest first; the rest is summed into [pruned] nodes */
+                max_nodes?: number;
+                /** @description leave out frames under this share of the total (0.001 = 0.1%) */
+                min_share?: number;
+            };
             header?: never;
             path: {
                 profile_id: string;

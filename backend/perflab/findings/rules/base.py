@@ -86,7 +86,10 @@ class RunData:
 
         for role, name, text in self.configs:
             if configs.looks_like_nginx(text):
-                return role, name, configs.nginx_directives(text)
+                try:
+                    return role, name, configs.nginx_directives(text)
+                except configs.ConfigError:
+                    continue  # stored before the nesting cap: no rule can read it
         return None
 
 

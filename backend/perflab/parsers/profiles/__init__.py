@@ -37,6 +37,9 @@ from ._input import DEFAULT_MAX_BYTES, decode_text, detect_format, read_capped
 from .folded import parse_folded
 from .model import (
     MAX_DEPTH,
+    MAX_NODES,
+    PRUNED,
+    TREE_MAX_NODES,
     TRUNCATED,
     FunctionDelta,
     FunctionRow,
@@ -47,6 +50,7 @@ from .model import (
     diff_profiles,
     function_table,
     to_folded,
+    to_folded_gz,
     tree,
 )
 from .perf import fold_perf_script
@@ -57,6 +61,9 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "FORMATS",
     "MAX_DEPTH",
+    "MAX_NODES",
+    "PRUNED",
+    "TREE_MAX_NODES",
     "TRUNCATED",
     "FunctionDelta",
     "FunctionRow",
@@ -69,6 +76,7 @@ __all__ = [
     "load_folded",
     "load_profile",
     "to_folded",
+    "to_folded_gz",
     "tree",
 ]
 

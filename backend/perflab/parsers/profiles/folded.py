@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 
-from .model import Profile, ProfileError
+from .model import MAX_NODES, Profile, ProfileError, _Trie
 
 FORMAT = "folded"
 _MAX_COUNT_DIGITS = 18  # a sum of many must still fit PostgreSQL's bigint
@@ -46,6 +46,7 @@ def _count(tok: str) -> int | None:
 # two-count test starts with a literal blank, which the regex engine finds without trying every
 # position.
 _LINE = re.compile(r"^(.*)[ \t]([0-9]{1,18})[ \t\r]*$", re.MULTILINE)
+_STACK_AT_LINE = re.compile(r"^(.*)[ \t][0-9]{1,18}[ \t\r]*$", re.MULTILINE)
 _TWO_COUNTS = tuple(
     re.compile(blank + r"[0-9]{1,18}[ \t]+[0-9]{1,18}[ \t\r]*$", re.MULTILINE) for blank in (" ", "\t")
 )
@@ -72,12 +73,64 @@ def _bulk(text: str) -> dict[str, int] | None:
     return stacks
 
 
+_CHUNK = 4 << 20  # characters split at once: the split's list costs ~10x its text for short lines
+
+
+def _too_many_stacks() -> ProfileError:
+    # Each distinct stack ends at its own node: more stacks than MAX_NODES cannot make a tree.
+    return ProfileError(
+        f"more than {MAX_NODES:,} distinct stacks, so more distinct call paths (frames) than the limit per "
+        "profile: fold fewer stacks (a shorter recording, or drop rare stacks) and upload again",
+        too_large=True,
+    )
+
+
+def _check_nodes(chunk: str) -> None:
+    """Raises ProfileError (too_large) when the stacks of ``chunk`` alone make more tree nodes than
+    MAX_NODES: the wide-and-deep bomb (4,096-frame stacks under distinct roots, a node per two
+    bytes) stops in its first few MB instead of after the whole upload is parsed."""
+    counts: dict[str, int] = {}
+    for match in _STACK_AT_LINE.finditer(chunk):
+        counts[match.group(1)] = 1
+    _Trie.build([counts])  # raises past MAX_NODES, as soon as it gets there
+
+
+def _bulk_chunks(text: str) -> dict[str, int] | None:
+    """:func:`_bulk` a few MB of whole lines at a time, stopping as soon as there are more stacks
+    than a profile may have: memory follows the stacks kept, not ten times the text."""
+    stacks: dict[str, int] | None = None
+    start = 0
+    while start < len(text):
+        end = text.find("\n", min(start + _CHUNK, len(text)) - 1)
+        end = len(text) if end < 0 else end + 1
+        chunk = text[start:end] if (start or end < len(text)) else text
+        # A chunk's own call tree is part of the whole one: past the limit, so is the whole. Only
+        # a chunk with more frames than the limit can be, so most chunks skip the check.
+        if chunk.count(";") + chunk.count("\n") > MAX_NODES:
+            _check_nodes(chunk)
+        part = _bulk(chunk)
+        del chunk
+        if part is None:
+            if text[start:end].strip():
+                return None  # a line the line loop must read (and name, or read as two counts)
+        elif stacks is None:
+            stacks = part
+        else:
+            get = stacks.get
+            for stack, count in part.items():
+                stacks[stack] = get(stack, 0) + count
+        if stacks is not None and len(stacks) > MAX_NODES:
+            raise _too_many_stacks()
+        start = end
+    return stacks
+
+
 def parse_folded(
     text: str, *, unit: str | None = None, name: str = "", two_counts: bool = True
 ) -> Profile:
     """Read folded text. ``two_counts=False`` reads "a;b 12 30" as the frame "b 12" with a count
     of 30 (for text we wrote ourselves, where a frame may end in a number)."""
-    bulk = _bulk(text)
+    bulk = _bulk_chunks(text)
     if bulk is not None:
         return _profile(bulk, [], unit, name)
     stacks: dict[str, int] = {}
@@ -110,6 +163,8 @@ def parse_folded(
         if not stack:
             raise ProfileError(f"count {tok} has no stack before it", no)
         stacks[stack] = get(stack, 0) + count
+        if len(stacks) > MAX_NODES:
+            raise _too_many_stacks()
     if not stacks:
         raise ProfileError("no stacks: expected lines of 'frame;frame;... count'")
     if two_column:

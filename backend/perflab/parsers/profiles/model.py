@@ -24,8 +24,12 @@ is a pass over flat lists. Two 50,000-frame profiles diff in well under 200 ms (
 from __future__ import annotations
 
 import gc
+import gzip
+import heapq
+import io
+from array import array
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -144,6 +148,25 @@ def cap_depth(profile: Profile, max_depth: int = MAX_DEPTH) -> None:
     )
 
 
+def to_folded_gz(profile: Profile, compresslevel: int = 6) -> bytes:
+    """:func:`to_folded`, gzip-compressed, written a few thousand lines at a time: the folded
+    text of a 64 MB profile is never whole in memory (only its compressed form is)."""
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=compresslevel, mtime=0) as gz:
+        batch: list[str] = []
+        size = 0
+        for stack, count in sorted(profile.stacks.items()):
+            line = f"{stack} {count}\n"
+            batch.append(line)
+            size += len(line)
+            if size >= 1 << 20:
+                gz.write("".join(batch).encode("utf-8"))
+                batch.clear()
+                size = 0
+        gz.write("".join(batch).encode("utf-8"))
+    return out.getvalue()
+
+
 def to_folded(profile: Profile) -> bytes:
     """``stack count\\n`` lines sorted byte-wise: byte for byte what stackcollapse-perf.pl prints.
 
@@ -153,30 +176,54 @@ def to_folded(profile: Profile) -> bytes:
     return "".join(lines).encode("utf-8")
 
 
+MAX_NODES = 500_000
+"""Nodes of a call tree (distinct call paths) a profile may have. A tree is stored and drawn as
+flat arrays of about 25 bytes a node, so this keeps one tree under ~13 MB however the input is
+shaped: stacks as deep as MAX_DEPTH that each start with a different root frame make a node per
+frame, ~2 bytes of input each, and gzip inflates that shape ~600x. Real profiles stay far below
+(a busy 64-core box's 30 s ``perf record -a -g`` folds to ~200,000 nodes). A diff merges two
+trees, so it allows twice as many."""
+
+
+def _too_many_nodes(limit: int) -> ProfileError:
+    return ProfileError(
+        f"the call tree has more than {limit:,} distinct call paths (frames), the limit per profile: "
+        "fold fewer stacks (a shorter recording, or drop rare stacks) and upload again",
+        too_large=True,
+    )
+
+
 class _Trie:
     """Merged call tree of one or more stack sets, as flat columns indexed by node id.
 
     Node 0 is the root. Ids are in depth-first pre-order with siblings sorted by name, so a
     node's subtree is the contiguous id range that follows it. ``self_[c][i]`` is the self count
-    of node ``i`` in stack set ``c``; ``rec[i]`` (built on request) is true when node ``i``'s
+    of node ``i`` in stack set ``c``; ``rec[i]`` (built on request) is 1 when node ``i``'s
     function already appears among its ancestors (a recursive call: not counted again in
     function totals).
+
+    Columns are ``array`` objects (4 or 8 bytes a node, not a pointer plus an int object) and
+    frame names are interned while building (one string per distinct name, not one per node):
+    a node costs ~25 bytes, whatever the shape of the input.
     """
 
     __slots__ = ("name", "names", "parent", "rec", "self_", "size")
 
     def __init__(self, columns: int) -> None:
         self.names: list[str] = [ROOT_NAME]
-        self.name: list[int] = [0]
-        self.parent: list[int] = [-1]
-        self.rec: list[bool] = [False]
-        self.self_: list[list[int]] = [[0] for _ in range(columns)]
+        self.name = array("i", [0])
+        self.parent = array("i", [-1])
+        self.rec = bytearray(1)
+        self.self_: list[array[int]] = [array("q", [0]) for _ in range(columns)]
         self.size = 1
 
     @classmethod
-    def build(cls, stack_sets: list[Mapping[str, int]], *, recursion: bool = False) -> _Trie:
+    def build(
+        cls, stack_sets: list[Mapping[str, int]], *, recursion: bool = False, max_nodes: int = MAX_NODES
+    ) -> _Trie:
         """The merged tree of the stack sets; ``recursion`` also fills ``rec`` (the function
-        tables need it, the tree does not)."""
+        tables need it, the tree does not). More than ``max_nodes`` nodes raise
+        :class:`ProfileError` (``too_large``) as soon as the count passes, before building on."""
         trie = cls(len(stack_sets))
         keys: Iterable[str] = stack_sets[0].keys()
         for more in stack_sets[1:]:
@@ -184,7 +231,7 @@ class _Trie:
         if any("\x00" in stack for stack in keys):
             # The order below needs names without NUL (importers never leave one).
             stack_sets = [_without_nul(stacks) for stacks in stack_sets]
-            return cls.build(stack_sets, recursion=recursion)
+            return cls.build(stack_sets, recursion=recursion, max_nodes=max_nodes)
         # ";" -> "\x00" sorts stacks as lists of frames ("a;b" < "a;b;c" < "a;b-x"): every
         # subtree is one contiguous run that starts with the first stack needing it, so nodes
         # created in this order are in pre-order, and a stack's own node never exists yet.
@@ -195,21 +242,23 @@ class _Trie:
         # existing ancestor is on that path (subtrees are contiguous in this order); only the
         # frames after it are split off and appended. The path holds offsets, not prefix
         # strings: one string per depth would cost memory quadratic in the depth (a 100,000
-        # frame stack took 23 GB). Names as strings, interned to ids in bulk below. The root gets
-        # a key no frame can have (NUL never survives the importers), so a frame named "all" is
-        # its own function.
-        t_fname: list[str] = [_ROOT_KEY]
+        # frame stack took 23 GB). Names are interned to ids as they come; the root has id 0
+        # under a key no frame can have (NUL never survives the importers), so a frame named
+        # "all" is its own function.
+        name_ids: dict[str, int] = {_ROOT_KEY: 0}
+        intern = name_ids.setdefault
+        t_name = trie.name
         t_parent = trie.parent
         t_rec = trie.rec
-        leaf: list[int] = []  # the node of each stack of ``order``
+        leaf = array("i")  # the node of each stack of ``order``
         # The previous stack's path: prefix end offsets ("a;b;" -> 4) and node ids; with
-        # ``recursion``, how often each name occurs on it (a recursive call is a name already on
-        # the path).
+        # ``recursion``, how often each name id occurs on it (a recursive call is a name already
+        # on the path).
         path_end: list[int] = [0]
         path_node: list[int] = [0]
-        on_path: dict[str, int] = {}
+        on_path: dict[int, int] = {}
         # Bound methods: this loop runs once per frame of the tree.
-        add_fname, add_parent, add_rec = t_fname.append, t_parent.append, t_rec.append
+        add_name, add_parent, add_rec = t_name.append, t_parent.append, t_rec.append
         add_end, add_node, seen_on_path = path_end.append, path_node.append, on_path.get
         prev = "\x00"  # no stack starts with it: the first stack goes under the root
         size = 1
@@ -231,17 +280,21 @@ class _Trie:
                 depth = lo
                 if recursion:
                     for node in path_node[depth + 1 :]:
-                        on_path[t_fname[node]] -= 1
+                        on_path[t_name[node]] -= 1
                 del path_end[depth + 1 :]
                 del path_node[depth + 1 :]
             base, parent = path_end[depth], path_node[depth]
-            for fname in stack[base:].split(";"):
-                add_fname(fname)
+            frames = stack[base:].split(";")
+            if size + len(frames) > max_nodes + 1:
+                raise _too_many_nodes(max_nodes)
+            for fname in frames:
+                nid = intern(fname, len(name_ids))
+                add_name(nid)
                 add_parent(parent)
                 if recursion:
-                    seen = seen_on_path(fname, 0)
+                    seen = seen_on_path(nid, 0)
                     add_rec(seen > 0)
-                    on_path[fname] = seen + 1
+                    on_path[nid] = seen + 1
                 base += len(fname) + 1
                 parent = size
                 size += 1
@@ -249,21 +302,22 @@ class _Trie:
                 add_node(parent)
             prev = stack
             leaf.append(parent)
-        # Frame names to small ints: dict.fromkeys keeps first occurrences in order ("all" first).
-        trie.names = list(dict.fromkeys(t_fname))
-        name_ids = {n: i for i, n in enumerate(trie.names)}
-        trie.name = list(map(name_ids.__getitem__, t_fname))
+        del prev, path_end, path_node
+        # dict order is insertion order: the ids are the positions.
+        trie.names = list(name_ids)
         trie.names[0] = ROOT_NAME
         trie.size = size
+        if not recursion:
+            trie.rec = bytearray(size)
         for col, stacks in enumerate(stack_sets):
-            col_self = trie.self_[col] = [0] * size
+            col_self = trie.self_[col] = array("q", bytes(8 * size))
             # Scatter each stack's count to its node, in C: one node per stack, so set, not add.
             deque(map(col_self.__setitem__, leaf, map(stacks.get, order, repeat(0))), maxlen=0)
         return trie
 
-    def totals(self) -> list[list[int]]:
+    def totals(self) -> list[array[int]]:
         """Inclusive counts per node and column: one reverse pass (children have larger ids)."""
-        cols = [list(c) for c in self.self_]
+        cols = [array("q", c) for c in self.self_]
         parent = self.parent
         if len(cols) == 2:  # the diff: both columns in one pass
             a, b = cols
@@ -277,7 +331,7 @@ class _Trie:
                     t[parent[i]] += t[i]
         return cols
 
-    def functions(self, totals: list[list[int]]) -> list[tuple[list[int], list[int]]]:
+    def functions(self, totals: list[array[int]]) -> list[tuple[list[int], list[int]]]:
         """Per column, per name id: (self, total); a recursive occurrence adds to self but not to
         total. A diff's two columns are walked in one pass over the nodes."""
         n = len(self.names)
@@ -325,22 +379,125 @@ def _without_nul(stacks: Mapping[str, int]) -> dict[str, int]:
     return out
 
 
-def tree(profile: Profile) -> JSON:
-    """The merged call tree for the UI, compact::
+TREE_MAX_NODES = 50_000
+"""Nodes a tree or diff response holds by default: a flame graph 1,200 pixels wide cannot show
+more, and 50,000 nodes are ~1.5 MB of JSON. The rest is pruned, smallest first (see
+:func:`tree`)."""
+PRUNED = "[pruned]"
+DIFF_MAX_FUNCTIONS = 5_000
+"""Rows of a diff's function table sent by default, the largest changes first."""
+
+
+def _keep(score: Sequence[float], max_nodes: int, min_score: float) -> tuple[bytearray, float]:
+    """Which nodes a bounded view keeps: those scoring at least ``min_score``, and at most
+    ``max_nodes`` of them, the highest scores first (ties in pre-order). A node never scores
+    above its parent, so what is kept is always a tree from the root down. Also returns the
+    lowest score kept."""
+    size = len(score)
+    if size <= max_nodes and min_score <= 0:
+        return bytearray(b"\x01") * size, 0
+    floor = min_score
+    if size > max_nodes:
+        floor = max(floor, heapq.nlargest(max_nodes, score)[-1])
+    keep = bytearray(size)
+    keep[0] = 1
+    room = max_nodes - 1 - sum(1 for i in range(1, size) if score[i] > floor)
+    for i in range(1, size):
+        v = score[i]
+        if v > floor:
+            keep[i] = 1
+        elif v == floor and room > 0:
+            keep[i] = 1
+            room -= 1
+    return keep, floor
+
+
+def _pruned_rows(
+    trie: _Trie, keep: bytearray, columns: list[Sequence[int]]
+) -> tuple[list[str], list[tuple[int, int, list[int]]], int, int]:
+    """The kept nodes in pre-order as ``(name_idx, parent_idx, [column values])`` with new
+    indices, each kept node that lost children followed (after its kept subtree) by one
+    :data:`PRUNED` child holding the lost children's column sums. Returns the names used, the
+    rows, how many nodes were pruned and the name index of :data:`PRUNED` (-1: none)."""
+    parent, name, size = trie.parent, trie.name, trie.size
+    lost: dict[int, list[int]] = {}
+    pruned = 0
+    for i in range(1, size):
+        if not keep[i]:
+            pruned += 1
+            p = parent[i]
+            if keep[p]:
+                sums = lost.get(p)
+                if sums is None:
+                    sums = lost[p] = [0] * len(columns)
+                for c, col in enumerate(columns):
+                    sums[c] += col[i]
+    names: list[str] = []
+    name_idx: dict[int, int] = {}
+    new_id = array("i", bytes(4 * size)) if pruned else None
+    rows: list[tuple[int, int, list[int]]] = []
+    open_: list[int] = []  # the kept path from the root: old ids
+    pruned_name = -1
+
+    def close(old: int) -> None:
+        nonlocal pruned_name
+        sums = lost.get(old)
+        if sums is not None:
+            if pruned_name < 0:
+                pruned_name = len(names)
+                names.append(PRUNED)
+            assert new_id is not None
+            rows.append((pruned_name, new_id[old], sums))
+
+    for i in range(size):
+        if not keep[i]:
+            continue
+        p = parent[i]
+        while open_ and open_[-1] != p:
+            close(open_.pop())
+        nid = name_idx.get(name[i])
+        if nid is None:
+            nid = name_idx[name[i]] = len(names)
+            names.append(trie.names[name[i]])
+        if new_id is not None:
+            new_id[i] = len(rows)
+        rows.append((nid, new_id[p] if (new_id is not None and p >= 0) else p, [col[i] for col in columns]))
+        open_.append(i)
+    while open_:
+        close(open_.pop())
+    return names, rows, pruned, pruned_name
+
+
+def tree(profile: Profile, *, max_nodes: int = TREE_MAX_NODES, min_share: float = 0.0) -> JSON:
+    """The merged call tree for the UI, compact and bounded::
 
         {"unit": "samples", "total": 1234,
          "names": ["all", "nginx", "epoll_wait", ...],       # each distinct frame name once
-         "nodes": [[name_idx, self, total, parent_idx], ...]}
+         "nodes": [[name_idx, self, total, parent_idx], ...],
+         "pruned": {"nodes": 0, "total": 0, "groups": 0, "max_nodes": 50000, "min_total": 0}}
 
     ``nodes[0]`` is the root ("all", parent -1, total = the profile total). Nodes are in
     depth-first pre-order with siblings sorted by name (flamegraph.pl's order), so a node's
     children follow it and its subtree is a contiguous range; ``parent_idx`` always points back.
+
+    At most ``max_nodes`` frames are sent, the largest totals first, and none under ``min_share``
+    of the profile total: the children a node loses become one :data:`PRUNED` child after its
+    others, whose self is their total, so every node's total still adds up. ``pruned`` says how
+    many frames were left out, how many samples they held and the smallest total kept.
     """
     with _no_gc():
         trie = _Trie.build([profile.stacks])
         total = trie.totals()[0]
-        nodes = [list(row) for row in zip(trie.name, trie.self_[0], total, trie.parent)]
-    return {"unit": profile.unit, "total": profile.total, "names": trie.names, "nodes": nodes}
+        keep, floor = _keep(total, max(1, max_nodes), min_share * profile.total)
+        names, rows, pruned, pruned_name = _pruned_rows(trie, keep, [trie.self_[0], total])
+        # A PRUNED row sums its lost siblings' totals: that is its self (it has no children).
+        nodes = [[nid, t if nid == pruned_name else s, t, p] for nid, p, (s, t) in rows]
+    lost = [n[2] for n in nodes if n[0] == pruned_name]
+    return {
+        "unit": profile.unit, "total": profile.total, "names": names, "nodes": nodes,
+        "pruned": {"nodes": pruned, "total": sum(lost), "groups": len(lost), "max_nodes": max_nodes,
+                   "min_total": floor if pruned else 0},
+    }
 
 
 class FunctionRow(NamedTuple):
@@ -391,12 +548,12 @@ class ProfileDiff:
     other_total: int
     factor: float
     names: list[str]
-    name: list[int]
-    parent: list[int]
-    self_base: list[int]
-    total_base: list[int]
-    self_other: list[int]
-    total_other: list[int]
+    name: Sequence[int]
+    parent: Sequence[int]
+    self_base: Sequence[int]
+    total_base: Sequence[int]
+    self_other: Sequence[int]
+    total_other: Sequence[int]
     functions: list[FunctionDelta]
 
     def path(self, node: int) -> str:
@@ -407,25 +564,48 @@ class ProfileDiff:
             node = self.parent[node]
         return ";".join(reversed(parts))
 
-    def to_json(self) -> JSON:
+    def to_json(self, *, max_nodes: int = TREE_MAX_NODES, min_share: float = 0.0,
+                max_functions: int = DIFF_MAX_FUNCTIONS) -> JSON:
         """``{"base_total", "other_total", "factor", "names", "nodes": [[name_idx, parent_idx,
-        self_base, total_base, self_other, total_other], ...], "functions": [{...}, ...]}``."""
+        self_base, total_base, self_other, total_other], ...], "functions": [{...}, ...],
+        "pruned": {...}, "functions_total": n}``.
+
+        Bounded like :func:`tree`: a node's score is its share of the base plus its share of the
+        other profile; at most ``max_nodes`` nodes are sent, none under ``min_share`` (of either
+        total, summed), each node's lost children as one :data:`PRUNED` child; the
+        ``max_functions`` largest changes of the function table (``functions_total`` says how
+        many there are)."""
+        bt, ot = self.base_total or 1, self.other_total or 1
+        score = [b / bt + o / ot for b, o in zip(self.total_base, self.total_other)]
+        keep, floor = _keep(score, max(1, max_nodes), min_share)
+        del score
+        trie = _Trie(0)
+        trie.names, trie.name, trie.parent, trie.size = self.names, self.name, self.parent, len(self.name)  # type: ignore[assignment]
+        names, rows, pruned, pruned_name = _pruned_rows(
+            trie, keep, [self.self_base, self.total_base, self.self_other, self.total_other]
+        )
         nodes = [
-            [self.name[i], self.parent[i], self.self_base[i], self.total_base[i],
-             self.self_other[i], self.total_other[i]]
-            for i in range(len(self.name))
+            [nid, p, tb, tb, to, to] if nid == pruned_name else [nid, p, sb, tb, so, to]
+            for nid, p, (sb, tb, so, to) in rows
         ]
+        lost = [(n[3], n[5]) for n in nodes if n[0] == pruned_name]
         return {
             "base_total": self.base_total,
             "other_total": self.other_total,
             "factor": self.factor,
-            "names": self.names,
+            "names": names,
             "nodes": nodes,
+            "pruned": {
+                "nodes": pruned, "groups": len(lost), "total_base": sum(b for b, _ in lost),
+                "total_other": sum(o for _, o in lost), "max_nodes": max_nodes,
+                "min_share": floor if pruned else 0,
+            },
+            "functions_total": len(self.functions),
             "functions": [
                 {"name": f.name, "self_base": f.self_base, "total_base": f.total_base,
                  "self_other": f.self_other, "total_other": f.total_other,
                  "delta_self": f.delta_self, "delta_total": f.delta_total}
-                for f in self.functions
+                for f in self.functions[:max_functions]
             ],
         }
 
@@ -436,7 +616,7 @@ def diff_profiles(base: Profile, other: Profile) -> ProfileDiff:
     Functions are sorted by the size of their normalised total delta, largest first.
     """
     with _no_gc():
-        trie = _Trie.build([base.stacks, other.stacks], recursion=True)
+        trie = _Trie.build([base.stacks, other.stacks], recursion=True, max_nodes=2 * MAX_NODES)
         totals = trie.totals()
         (bself, btot), (oself, otot) = trie.functions(totals)
     tb, to = totals

@@ -7,8 +7,10 @@ import {
   fromPreOrder,
   isPreOrder,
   nameOf,
+  type Pruned,
   pathOf,
   preOrder,
+  prunedOf,
   ROOT_NAME,
   TreeBuilder,
   TreeError,
@@ -23,6 +25,7 @@ export interface ApiDiff {
   unit?: string;
   names: readonly string[];
   nodes: readonly (readonly number[])[];
+  pruned?: { nodes: number; groups: number; max_nodes: number };
 }
 
 export interface DiffTree {
@@ -35,6 +38,8 @@ export interface DiffTree {
   readonly otherTotalSamples: number;
   /** base total / other total: multiply the other's counts by this to compare shares. */
   readonly factor: number;
+  /** Set when the server left frames out (see Pruned). */
+  readonly pruned?: Pruned;
 }
 
 export interface FrameDelta {
@@ -110,6 +115,7 @@ export function fromApiDiff(json: ApiDiff): DiffTree {
     baseTotal,
     otherTotalSamples,
     factor: factorOf(baseTotal, otherTotalSamples),
+    ...(prunedOf(json.pruned) ? { pruned: prunedOf(json.pruned) } : {}),
   };
 }
 

@@ -89,3 +89,28 @@ describe("frame tree", () => {
     expect(partial).toEqual({ node: findPath(t, ["nginx"]).node, complete: false });
   });
 });
+
+describe("a tree the server pruned", () => {
+  const json = {
+    unit: "samples",
+    names: ["all", "main", "[pruned]"],
+    nodes: [
+      [0, 0, 10, -1],
+      [1, 2, 7, 0],
+      [2, 5, 5, 1],
+      [2, 3, 3, 0],
+    ],
+    pruned: { nodes: 40, groups: 2, total: 8, max_nodes: 2, min_total: 3 },
+  };
+
+  it("says what was left out and keeps every total", () => {
+    const tree = fromApiTree(json);
+    expect(tree.pruned).toEqual({ nodes: 40, groups: 2, maxNodes: 2 });
+    expect(Array.from(tree.total)).toEqual([10, 7, 5, 3]);
+  });
+
+  it("says nothing when nothing was pruned", () => {
+    expect(fromApiTree({ ...json, pruned: { ...json.pruned, nodes: 0 } }).pruned).toBeUndefined();
+    expect(fromApiTree({ names: json.names, nodes: json.nodes }).pruned).toBeUndefined();
+  });
+});

@@ -8,6 +8,26 @@ export interface ApiTree {
   total?: number;
   names: readonly string[];
   nodes: readonly (readonly number[])[];
+  /** What the server left out of a bounded tree (absent from older servers). */
+  pruned?: { nodes: number; groups: number; max_nodes: number };
+}
+
+/** Frames the server summed into "[pruned]" nodes to keep the response bounded. */
+export interface Pruned {
+  /** Frames left out. */
+  readonly nodes: number;
+  /** "[pruned]" nodes standing for them (one under each frame that lost children). */
+  readonly groups: number;
+  /** The most frames the server sends. */
+  readonly maxNodes: number;
+}
+
+/** The server's pruning summary, or undefined when nothing was left out. */
+export function prunedOf(
+  p: { nodes: number; groups: number; max_nodes: number } | undefined,
+): Pruned | undefined {
+  if (!p || !(p.nodes > 0)) return undefined;
+  return { nodes: p.nodes, groups: p.groups, maxNodes: p.max_nodes };
 }
 
 export interface FrameTree {
@@ -25,6 +45,8 @@ export interface FrameTree {
   /** Exclusive end of the node's subtree in pre-order: children of i start at i + 1, next sibling is end[i]. */
   readonly end: Int32Array;
   readonly maxDepth: number;
+  /** Set when the server left frames out (see Pruned). */
+  readonly pruned?: Pruned;
 }
 
 export const ROOT_NAME = "all";
@@ -103,8 +125,11 @@ export function fromApiTree(json: ApiTree): FrameTree {
     self[i] = Number.isFinite(s) && (s as number) > 0 ? (s as number) : 0;
   }
   // Totals are recomputed from self counts rather than trusted: one source of truth for every view.
-  if (isPreOrder(parent)) return fromPreOrder(unit, names, nameId, parent, self);
-  return fromColumns(unit, names, nameId, parent, self);
+  const tree = isPreOrder(parent)
+    ? fromPreOrder(unit, names, nameId, parent, self)
+    : fromColumns(unit, names, nameId, parent, self);
+  const pruned = prunedOf(json.pruned);
+  return pruned ? { ...tree, pruned } : tree;
 }
 
 /** True when every node's parent is on the path of the node before it (what the server sends). */

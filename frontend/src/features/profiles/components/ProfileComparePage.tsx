@@ -36,6 +36,7 @@ import { DiffFunctionTable } from "./DiffFunctionTable";
 import { FlameBreadcrumb } from "./FlameBreadcrumb";
 import { FlameGraph, graphHeight } from "./FlameGraph";
 import { DiffTooltip, FrameTooltip } from "./FrameTooltip";
+import { PrunedNote } from "./PrunedNote";
 import { SearchBox } from "./SearchBox";
 import { Segmented } from "./Segmented";
 import { ViewTabs } from "./ViewTabs";
@@ -135,6 +136,7 @@ function CompareBody({ state }: { state: CompareState }) {
   return (
     <>
       {diff.data ? <Normalisation diff={diff.data} /> : null}
+      {diff.data ? <PrunedNote pruned={diff.data.pruned} /> : null}
       <ViewTabs
         label="Comparison views"
         tabs={

@@ -20,6 +20,7 @@ import { FlameBreadcrumb } from "./FlameBreadcrumb";
 import { FlameGraph, graphHeight } from "./FlameGraph";
 import { FrameTooltip } from "./FrameTooltip";
 import { FunctionTable } from "./FunctionTable";
+import { PrunedNote } from "./PrunedNote";
 import { SandwichView } from "./SandwichView";
 import { SearchBox } from "./SearchBox";
 import { Segmented } from "./Segmented";
@@ -59,6 +60,7 @@ export function ProfileViewerPage() {
           <SkeletonBlock lines={8} />
         </section>
       ) : null}
+      {tree.data ? <PrunedNote pruned={tree.data.pruned} /> : null}
       {tree.data ? <ProfileBody tree={tree.data} /> : null}
     </main>
   );
