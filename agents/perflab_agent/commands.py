@@ -147,8 +147,9 @@ def format_value(value):
     return f"{value:.3g}"
 
 
-VERDICT_SYMBOLS = {"better": "✅ better", "worse": "❌ worse", "within_noise": "≈ noise",
-                   "single_run": "1 run: no noise estimate", "invalid": "no valid run", "no_data": "no data"}
+VERDICT_SYMBOLS = {"better": "✅ better", "worse": "❌ worse", "equivalent": "≈ equivalent",
+                   "not_decided": "? not decided", "increased": "up", "decreased": "down",
+                   "invalid": "no valid run", "no_data": "no data"}
 
 
 def _write(text):
@@ -157,7 +158,7 @@ def _write(text):
     try:
         sys.stdout.write(text)
     except UnicodeEncodeError:
-        for symbol, plain in (("✅ ", ""), ("❌ ", ""), ("≈ ", "~")):
+        for symbol, plain in (("✅ ", ""), ("❌ ", ""), ("≈ ", "~"), ("±", "+-")):
             text = text.replace(symbol, plain)
         sys.stdout.write(text.encode("ascii", "replace").decode("ascii"))
 

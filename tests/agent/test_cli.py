@@ -114,11 +114,11 @@ GATE = {"baseline": "direct", "experiments": ["direct", "default", "broken"], "m
     {"key": "wrk.requests_per_sec", "direction": "higher_is_better",
      "values": {"direct": 12789.39, "default": 6713.8, "broken": None}, "runs": {"direct": 3, "default": 3, "broken": 0},
      "delta_pct": {"direct": 0.0, "default": -47.5, "broken": None},
-     "verdict": {"direct": "within_noise", "default": "worse", "broken": "invalid"}},
+     "verdict": {"direct": "equivalent", "default": "worse", "broken": "invalid"}},
     {"key": "wrk.latency_percentiles_ms.99", "direction": "lower_is_better",
      "values": {"direct": 470.0, "default": 480.0, "broken": None}, "runs": {"direct": 3, "default": 3, "broken": 0},
      "delta_pct": {"direct": 0.0, "default": 2.1, "broken": None},
-     "verdict": {"direct": "within_noise", "default": "within_noise", "broken": "invalid"}}],
+     "verdict": {"direct": "equivalent", "default": "not_decided", "broken": "invalid"}}],
     "columns": [{"name": "direct", "runs": [{"included": True}] * 3},
                 {"name": "default", "runs": [{"included": True}] * 3},
                 {"name": "broken", "runs": [{"included": False}]}]}

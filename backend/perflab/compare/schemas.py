@@ -10,7 +10,10 @@ from pydantic import BaseModel, Field
 from perflab.findings.schemas import ExperimentFindings
 
 Direction = Literal["higher_is_better", "lower_is_better", "neutral"]
-Verdict = Literal["better", "worse", "within_noise", "single_run", "increased", "decreased", "no_data", "invalid"]
+# better/worse (or increased/decreased for neutral metrics) only when decided at the stated level;
+# equivalent when the change is provably inside the smallest meaningful change; not_decided otherwise,
+# with why and what would decide it (perflab.stats).
+Verdict = Literal["better", "worse", "equivalent", "not_decided", "increased", "decreased", "no_data", "invalid"]
 RunValidity = Literal["ok", "flagged", "invalid"]
 
 
@@ -23,14 +26,23 @@ class MetricVerdict(BaseModel):
     runs: dict[str, int]
     delta_pct: dict[str, float | None]
     verdict: dict[str, Verdict]
+    # Why a verdict is not decided, the smallest change these run counts detect here (percent), and about how
+    # many more runs a side would decide a change of the observed size (per experiment, None where n/a).
+    undecided_reason: dict[str, str | None] = Field(default_factory=dict)
+    detectable_pct: dict[str, float | None] = Field(default_factory=dict)
+    runs_needed: dict[str, int | None] = Field(default_factory=dict)
 
 
 class StatsMethod(BaseModel):
     name: str
+    # The interval's level (1 - alpha) and the false-positive rate of better/worse in an A/A pair.
     confidence: float
-    resamples: int
-    seed: int
+    alpha: float
+    # Power behind detectable_pct and runs_needed.
+    power: float
     detail: str
+    # The smallest meaningful change per metric family (percent) behind "equivalent", as this project set it.
+    margins_pct: dict[str, float] = Field(default_factory=dict)
 
 
 class RunWarning(BaseModel):
@@ -84,6 +96,16 @@ class Cell(BaseModel):
     ci_low: float | None = None
     ci_high: float | None = None
     verdict: Verdict
+    # Why not decided (plain words), the smallest change these run counts detect here (percent, from the
+    # observed noise), about how many more runs a side would decide a change of the observed size.
+    undecided_reason: str | None = None
+    detectable_pct: float | None = None
+    runs_needed: int | None = None
+    # The smallest meaningful change (percent) that "equivalent" is judged against.
+    margin_pct: float | None = None
+    # Indexes into `values` of runs far from their siblings, and whether the runs fall in two separate groups.
+    outliers: list[int] = Field(default_factory=list)
+    two_mode: bool = False
     # Validity warnings of the runs behind this value: shown on the cell, never averaged away silently.
     flags: list[str] = Field(default_factory=list)
 
@@ -131,6 +153,12 @@ class SyscallCell(BaseModel):
     seconds_delta_pct: float | None = None
     calls_verdict: Verdict = "no_data"
     seconds_verdict: Verdict = "no_data"
+    calls_undecided_reason: str | None = None
+    calls_detectable_pct: float | None = None
+    calls_runs_needed: int | None = None
+    seconds_undecided_reason: str | None = None
+    seconds_detectable_pct: float | None = None
+    seconds_runs_needed: int | None = None
 
 
 class SyscallRow(BaseModel):

@@ -89,14 +89,16 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
     # Every figure below is computed over the runs counted: invalid ones are out unless included.
     counted = sel.only(used)
 
-    # The result table.
+    # The result table. Margins: the smallest meaningful change per metric family, as this project set it.
+    margins = dict(stats.MARGINS)
     results: list[ResultRow] = []
     for key, label, unit, direction in result_metrics(loaded, counted.run_ids):
         per_exp = {e.id: [wrk_value(loaded.wrk.get(r.id), key) for r in counted.runs.get(e.id, [])] for e in exps}
         base_vals = [v for v in per_exp[base.id] if v is not None]
         cells = {}
         for e in exps:
-            c = cell(per_exp[e.id], None if e.id == base.id else base_vals, direction, warnings_by_exp[e.id])
+            c = cell(per_exp[e.id], None if e.id == base.id else base_vals, direction, warnings_by_exp[e.id],
+                     key=key, margins=margins)
             c.invalid_runs = 0 if sel.include_invalid else invalid_by_exp[e.id]
             if c.n == 0 and c.invalid_runs:
                 c.verdict = "invalid"
@@ -114,12 +116,15 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
             runs={n: row.cells[n].n for n in names},
             delta_pct={n: row.cells[n].delta_pct for n in names},
             verdict={n: row.cells[n].verdict for n in names},
+            undecided_reason={n: row.cells[n].undecided_reason for n in names},
+            detectable_pct={n: row.cells[n].detectable_pct for n in names},
+            runs_needed={n: row.cells[n].runs_needed for n in names},
         )
         for row in results
     ]
 
-    telemetry, netqtop = telemetry_tables(counted, loaded)
-    syscalls = syscall_tables(counted, loaded)
+    telemetry, netqtop = telemetry_tables(counted, loaded, margins)
+    syscalls = syscall_tables(counted, loaded, margins)
     changes = what_changed(session, sel)
     movers = top_movers(counted, results, telemetry, netqtop, syscalls)
     notes = notes_for(session, sel=sel)
@@ -130,7 +135,8 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
     overlay_metrics += [OverlayMetric(role=row.role, key=row.key, label=row.label, unit=row.unit) for row in netqtop]
     return CompareReply(
         baseline=base.name, experiments=names, metrics=metrics, project=sel.project.slug,
-        method=StatsMethod(**stats.METHOD),  # type: ignore[arg-type]
+        method=StatsMethod(**stats.METHOD,  # type: ignore[arg-type]
+                           margins_pct={k: round(v * 100.0, 2) for k, v in margins.items()}),
         columns=columns, results=results,
         validity=Validity(summary=summary, flagged_runs=flagged_runs, invalid_runs=sum(invalid_by_exp.values()),
                           include_invalid=sel.include_invalid),

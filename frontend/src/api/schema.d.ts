@@ -1317,6 +1317,8 @@ export interface components {
             delta?: number | null;
             /** Delta Pct */
             delta_pct?: number | null;
+            /** Detectable Pct */
+            detectable_pct?: number | null;
             /** Flags */
             flags?: string[];
             /**
@@ -1324,6 +1326,8 @@ export interface components {
              * @default 0
              */
             invalid_runs?: number;
+            /** Margin Pct */
+            margin_pct?: number | null;
             /** Max */
             max: number | null;
             /** Median */
@@ -1334,13 +1338,24 @@ export interface components {
             n: number;
             /** Noise Floor Pct */
             noise_floor_pct?: number | null;
+            /** Outliers */
+            outliers?: number[];
+            /** Runs Needed */
+            runs_needed?: number | null;
+            /**
+             * Two Mode
+             * @default false
+             */
+            two_mode?: boolean;
+            /** Undecided Reason */
+            undecided_reason?: string | null;
             /** Values */
             values: (number | null)[];
             /**
              * Verdict
              * @enum {string}
              */
-            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+            verdict: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
         };
         /** ChangePointMethod */
         ChangePointMethod: {
@@ -2112,6 +2127,10 @@ export interface components {
             delta_pct: {
                 [key: string]: number | null;
             };
+            /** Detectable Pct */
+            detectable_pct?: {
+                [key: string]: number | null;
+            };
             /**
              * Direction
              * @enum {string}
@@ -2123,13 +2142,21 @@ export interface components {
             runs: {
                 [key: string]: number;
             };
+            /** Runs Needed */
+            runs_needed?: {
+                [key: string]: number | null;
+            };
+            /** Undecided Reason */
+            undecided_reason?: {
+                [key: string]: string | null;
+            };
             /** Values */
             values: {
                 [key: string]: number | null;
             };
             /** Verdict */
             verdict: {
-                [key: string]: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+                [key: string]: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
             };
         };
         /** Mover */
@@ -2161,7 +2188,7 @@ export interface components {
              * Verdict
              * @enum {string}
              */
-            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+            verdict: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
         };
         /** NoteCreate */
         NoteCreate: {
@@ -2943,16 +2970,20 @@ export interface components {
         };
         /** StatsMethod */
         StatsMethod: {
+            /** Alpha */
+            alpha: number;
             /** Confidence */
             confidence: number;
             /** Detail */
             detail: string;
+            /** Margins Pct */
+            margins_pct?: {
+                [key: string]: number;
+            };
             /** Name */
             name: string;
-            /** Resamples */
-            resamples: number;
-            /** Seed */
-            seed: number;
+            /** Power */
+            power: number;
         };
         /** StreamRead */
         StreamRead: {
@@ -3022,12 +3053,18 @@ export interface components {
             calls: number | null;
             /** Calls Delta Pct */
             calls_delta_pct?: number | null;
+            /** Calls Detectable Pct */
+            calls_detectable_pct?: number | null;
+            /** Calls Runs Needed */
+            calls_runs_needed?: number | null;
+            /** Calls Undecided Reason */
+            calls_undecided_reason?: string | null;
             /**
              * Calls Verdict
              * @default no_data
              * @enum {string}
              */
-            calls_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+            calls_verdict?: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
             /** Errors */
             errors: number | null;
             /** N */
@@ -3036,12 +3073,18 @@ export interface components {
             seconds: number | null;
             /** Seconds Delta Pct */
             seconds_delta_pct?: number | null;
+            /** Seconds Detectable Pct */
+            seconds_detectable_pct?: number | null;
+            /** Seconds Runs Needed */
+            seconds_runs_needed?: number | null;
+            /** Seconds Undecided Reason */
+            seconds_undecided_reason?: string | null;
             /**
              * Seconds Verdict
              * @default no_data
              * @enum {string}
              */
-            seconds_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+            seconds_verdict?: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
             /** Usecs Per Call */
             usecs_per_call: number | null;
         };
