@@ -45,6 +45,16 @@ def _positive(kind):
     return parse
 
 
+def _fail_on(text):
+    from perflab_agent import commands
+
+    parts = tuple(p.strip() for p in text.split(",") if p.strip())
+    bad = [p for p in parts if p not in commands.FAIL_ON]
+    if bad or not parts:
+        raise argparse.ArgumentTypeError("--fail-on takes worse and/or undecided, comma-separated")
+    return parts
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="perflab-agent",
@@ -136,9 +146,10 @@ def build_parser():
     cmp_.add_argument("--format", choices=["table", "markdown", "json"], default="table")
     cmp_.add_argument("--include-invalid", action="store_true",
                       help="count invalid runs (error responses, no requests) in medians and verdicts")
-    cmp_.add_argument("--fail-on", choices=["worse"], default=None,
-                      help="CI gate: exit 3 when a chosen metric of an experiment is worse than the baseline "
-                           "beyond noise")
+    cmp_.add_argument("--fail-on", type=_fail_on, default=None, metavar="worse[,undecided]",
+                      help="CI gate: exit 3 when a chosen metric of an experiment is decided worse than the "
+                           "baseline; exit 4 when it could not be judged (no run, one run, no valid run), and "
+                           "with 'undecided' also when the runs do not decide")
     cmp_.add_argument("--metric", action="append", default=[], metavar="KEY",
                       help="metric the gate checks (repeatable; default: wrk.requests_per_sec and "
                            "wrk.latency_percentiles_ms.99; 'wrk.' may be left out)")
