@@ -267,20 +267,18 @@ def gate(doc, metrics):
             delta = (metric.get("delta_pct") or {}).get(exp)
             change = "n/a" if delta is None else f"{delta:+.1f}%"
             if verdict == "worse":
-                worse.append("{}: {} is worse than {} ({}, {} runs vs {})".format(exp, key, baseline, change, n, n_base))
+                worse.append(f"{exp}: {key} is worse than {baseline} ({change}, {n} runs vs {n_base})")
             elif verdict == "invalid":
                 # Every run of the candidate was invalid (errors, no requests): it was not measured, and a
                 # gate that let it through would pass a change that breaks the service.
                 unjudged.append(f"{exp}: {key} not judged: no valid run (every run had errors or no requests)")
             elif n == 0 or n_base == 0 or verdict == "no_data":
-                unjudged.append("{}: {} not judged: no finished run with this metric ({} runs vs {})".format(
-                    exp, key, n, n_base))
+                unjudged.append(f"{exp}: {key} not judged: no finished run with this metric ({n} runs vs {n_base})")
             elif n < 2 or n_base < 2:
-                unjudged.append("{}: {} not judged: one run gives no noise estimate ({}, {} runs vs {}); "
-                                "run 2 or more a side".format(exp, key, change, n, n_base))
+                unjudged.append(f"{exp}: {key} not judged: one run gives no noise estimate ({change}, {n} runs vs {n_base}); "
+                                "run 2 or more a side")
             elif verdict == "not_decided":
-                undecided.append("{}: {} not decided ({}): {}".format(exp, key, change,
-                                                                     undecided_note(metric, exp, baseline)))
+                undecided.append(f"{exp}: {key} not decided ({change}): {undecided_note(metric, exp, baseline)}")
     return worse, unjudged, undecided, problems
 
 
