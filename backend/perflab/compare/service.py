@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from perflab import stats
 from perflab.compare import validity
 from perflab.compare.changes import what_changed
+from perflab.compare.findings import for_experiments as findings_for
 from perflab.compare.loading import load
 from perflab.compare.movers import top_movers
 from perflab.compare.notes import notes_for
@@ -31,7 +32,6 @@ from perflab.compare.schemas import (
 )
 from perflab.compare.selection import Selection, run_label
 from perflab.compare.telemetry import syscall_tables, telemetry_tables
-from perflab.findings import service as findings_service
 from perflab.findings.schemas import ExperimentFindings
 from perflab.profiles.models import Profile
 
@@ -128,7 +128,7 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
     changes = what_changed(session, sel)
     movers = top_movers(counted, results, telemetry, netqtop, syscalls)
     notes = notes_for(session, sel=sel)
-    findings = findings_service.for_experiments(
+    findings = findings_for(
         session, experiments=[(e.name, sel.runs.get(e.id, [])) for e in exps])
     overlay_metrics = [OverlayMetric(role=t.role, key=row.key, label=row.label, unit=row.unit)
                        for t in telemetry for row in t.rows]

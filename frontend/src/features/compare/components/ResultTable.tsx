@@ -115,6 +115,8 @@ export function ResultTable({ reply, onBaseline }: Props) {
                     direction={row.direction}
                     isBaseline={c.is_baseline}
                     confidence={m.confidence}
+                    baselineRuns={row.cells[reply.baseline]?.n}
+                    runLabels={c.runs.filter((r) => r.included !== false).map((r) => r.label)}
                   />
                 ))}
               </tr>
