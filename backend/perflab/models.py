@@ -2,6 +2,7 @@
 
 from perflab.artifacts.models import Artifact
 from perflab.auth.models import User, UserSession
+from perflab.compare.models import VerdictSettings
 from perflab.decisions.models import Decision
 from perflab.experiments.models import Experiment
 from perflab.hosts.models import Host
@@ -47,4 +48,5 @@ __all__ = [
     "Summary",
     "User",
     "UserSession",
+    "VerdictSettings",
 ]

@@ -34,6 +34,7 @@ OWNER_ROUTES = {
     ("DELETE", "/api/tokens/{token_id}"),
     ("POST", "/api/projects/{slug}/members"), ("PATCH", "/api/projects/{slug}/members/{user_id}"),
     ("DELETE", "/api/projects/{slug}/members/{user_id}"),
+    ("PUT", "/api/projects/{slug}/verdict-settings"),
 }
 WRITE_GETS: set[tuple[str, str]] = set()
 READ_POSTS: set[tuple[str, str]] = set()

@@ -7,10 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse, Response
 
-from perflab.compare import export, overlay, service
+from perflab import stats
+from perflab.compare import export, overlay, service, settings
 from perflab.compare import selection as selecting
-from perflab.compare.schemas import CompareReply, OverlayReply
-from perflab.deps import OneHopRoute, ReadableProject, SessionDep, releases_connection
+from perflab.compare.schemas import CompareReply, OverlayReply, VerdictSettingsRead, VerdictSettingsUpdate
+from perflab.deps import OneHopRoute, OwnedProject, ReadableProject, SessionDep, releases_connection
 
 router = APIRouter(tags=["compare"], route_class=OneHopRoute)
 
@@ -72,3 +73,22 @@ def compare_export_json(sel: SelectionDep, db: SessionDep) -> Response:
 @router.get("/api/projects/{slug}/compare/markdown", response_class=MarkdownResponse)
 def compare_markdown(sel: SelectionDep, db: SessionDep) -> Response:
     return Response(export.to_markdown(service.compare(db, sel=sel)), media_type="text/markdown; charset=utf-8")
+
+
+def _settings_read(margins: dict[str, float]) -> VerdictSettingsRead:
+    return VerdictSettingsRead.model_validate({
+        "margins_pct": {k: round(v * 100.0, 4) for k, v in margins.items()},
+        "defaults_pct": {k: round(v * 100.0, 4) for k, v in stats.MARGINS.items()}})
+
+
+@router.get("/api/projects/{slug}/verdict-settings", response_model=VerdictSettingsRead)
+def get_verdict_settings(project: ReadableProject, db: SessionDep) -> VerdictSettingsRead:
+    """The smallest meaningful change per metric family behind "equivalent" verdicts."""
+    return _settings_read(settings.margins(db, project))
+
+
+@router.put("/api/projects/{slug}/verdict-settings", response_model=VerdictSettingsRead)
+def put_verdict_settings(body: VerdictSettingsUpdate, project: OwnedProject, db: SessionDep) -> VerdictSettingsRead:
+    """Owners only: change a family's smallest meaningful change (percent), or reset it with null."""
+    changes: dict[str, float | None] = {k: None if v is None else v / 100.0 for k, v in body.margins_pct.items()}
+    return _settings_read(settings.set_margins(db, project, changes))

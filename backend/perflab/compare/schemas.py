@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -15,6 +15,22 @@ Direction = Literal["higher_is_better", "lower_is_better", "neutral"]
 # with why and what would decide it (perflab.stats).
 Verdict = Literal["better", "worse", "equivalent", "not_decided", "increased", "decreased", "no_data", "invalid"]
 RunValidity = Literal["ok", "flagged", "invalid"]
+
+
+Family = Literal["throughput", "latency", "errors", "telemetry", "syscalls"]
+
+
+class VerdictSettingsRead(BaseModel):
+    """The smallest meaningful change per metric family (percent): a change provably inside it is "equivalent"."""
+
+    margins_pct: dict[Family, float]
+    defaults_pct: dict[Family, float]
+
+
+class VerdictSettingsUpdate(BaseModel):
+    """Families to change (percent, above 0 and at most 50), or null to go back to the default."""
+
+    margins_pct: dict[Family, Annotated[float, Field(gt=0, le=50)] | None]
 
 
 class MetricVerdict(BaseModel):

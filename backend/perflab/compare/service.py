@@ -13,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from perflab import stats
+from perflab.compare import settings as verdict_settings
 from perflab.compare import validity
 from perflab.compare.changes import what_changed
 from perflab.compare.findings import for_experiments as findings_for
@@ -90,7 +91,7 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
     counted = sel.only(used)
 
     # The result table. Margins: the smallest meaningful change per metric family, as this project set it.
-    margins = dict(stats.MARGINS)
+    margins = verdict_settings.margins(session, sel.project)
     results: list[ResultRow] = []
     for key, label, unit, direction in result_metrics(loaded, counted.run_ids):
         per_exp = {e.id: [wrk_value(loaded.wrk.get(r.id), key) for r in counted.runs.get(e.id, [])] for e in exps}

@@ -985,6 +985,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{slug}/verdict-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Verdict Settings
+         * @description The smallest meaningful change per metric family behind "equivalent" verdicts.
+         */
+        get: operations["compare-get_verdict_settings"];
+        /**
+         * Put Verdict Settings
+         * @description Owners only: change a family's smallest meaningful change (percent), or reset it with null.
+         */
+        put: operations["compare-put_verdict_settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}": {
         parameters: {
             query?: never;
@@ -3395,6 +3419,30 @@ export interface components {
             socket_errors_pct?: number;
         };
         /**
+         * VerdictSettingsRead
+         * @description The smallest meaningful change per metric family (percent): a change provably inside it is "equivalent".
+         */
+        VerdictSettingsRead: {
+            /** Defaults Pct */
+            defaults_pct: {
+                [key: string]: number;
+            };
+            /** Margins Pct */
+            margins_pct: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * VerdictSettingsUpdate
+         * @description Families to change (percent, above 0 and at most 50), or null to go back to the default.
+         */
+        VerdictSettingsUpdate: {
+            /** Margins Pct */
+            margins_pct: {
+                [key: string]: number | null;
+            };
+        };
+        /**
          * ViewState
          * @description What the page showed when saved. Overlays and the time range also bound what a share link may read.
          */
@@ -5698,6 +5746,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TrendMetric"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "compare-get_verdict_settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerdictSettingsRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "compare-put_verdict_settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerdictSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerdictSettingsRead"];
                 };
             };
             /** @description Validation Error */
