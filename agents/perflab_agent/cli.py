@@ -45,6 +45,12 @@ def _positive(kind):
     return parse
 
 
+def _repeat(text):
+    if text == "auto":
+        return text
+    return _positive(int)(text)
+
+
 def _fail_on(text):
     from perflab_agent import commands
 
@@ -109,7 +115,14 @@ def build_parser():
     run.add_argument("--experiment", required=True)
     run.add_argument("--label", default="", help="run label (with --repeat: 'LABEL (run i of N)')")
     run.add_argument("--hypothesis", default="", help="what this experiment is expected to show")
-    run.add_argument("--repeat", type=_positive(int), default=1, help="number of runs (1)")
+    run.add_argument("--repeat", type=_repeat, default=1,
+                     help="number of runs (1), or 'auto': run until the verdict against --against is decided")
+    run.add_argument("--against", default=None, metavar="BASELINE",
+                     help="with --repeat auto: the baseline experiment the verdict is against")
+    run.add_argument("--metric", default="wrk.requests_per_sec", metavar="KEY",
+                     help="with --repeat auto: the metric to decide (wrk.requests_per_sec)")
+    run.add_argument("--max", type=_positive(int), default=10, metavar="N",
+                     help="with --repeat auto: stop after N runs even when not decided (10)")
     run.add_argument("--cooldown", type=float, default=0.0, help="seconds between repeated runs (0)")
     run.add_argument("--wait-for", default=None, metavar="ROLE,...",
                      help="roles whose daemons must join first (default: every daemon seen in the last 60 s)")
@@ -245,6 +258,10 @@ def _dispatch(parser, args, token):
             args.cmd = args.cmd[1:]
         if not args.cmd:
             parser.error("run: the load command is missing: run --project P --experiment E -- CMD...")
+        if args.repeat == "auto" and not args.against:
+            parser.error("run: --repeat auto needs --against BASELINE (the experiment to decide against)")
+        if args.repeat == "auto" and args.max < 2:
+            parser.error("run: --repeat auto needs --max 2 or more (one run gives no noise estimate)")
         client = _client(parser, args, token)
         state_dir = args.state_dir or default_state_dir()
         return RunCommand(client, load_agent_id(state_dir), state_dir, args).main()

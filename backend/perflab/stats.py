@@ -322,6 +322,21 @@ def noise_floor(values: Sequence[float], n: int | None = None) -> float | None:
     return w.to_rel(detectable(w.sd, k, k))
 
 
+# -- repeat until decided ------------------------------------------------------------------------------
+
+MAX_LOOKS = 100
+
+
+def look_alpha(look: int, looks: int, alpha: float = ALPHA) -> float:
+    """The level of one look of a sequential design that looks `looks` times (after each run of
+    `perflab-agent run --repeat auto`): alpha spent evenly across the planned looks. The chance that any
+    look calls an A/A pair better/worse is at most the sum of the looks' levels (Bonferroni), so the
+    whole design keeps the stated false-positive rate however the looks are correlated."""
+    if not 1 <= look <= looks <= MAX_LOOKS:
+        raise ValueError(f"look must be in 1..looks and looks at most {MAX_LOOKS}")
+    return alpha / looks
+
+
 def is_significant(v: Verdict) -> bool:
     return v in ("better", "worse", "increased", "decreased")
 

@@ -108,3 +108,39 @@ def test_equivalence_is_found_when_there_is_no_change_and_enough_runs() -> None:
     assert found[20][0] >= 0.7
     limit = binomial_upper(POWER_TRIALS, stats.ALPHA, 1 - 0.001 / len(RUN_COUNTS)) / POWER_TRIALS
     assert all(wrong <= limit for _, wrong in found.values())
+
+
+def test_repeat_until_decided_keeps_the_false_positive_rate_and_says_how_many_runs_it_took() -> None:
+    """`perflab-agent run --repeat auto --max N`: a candidate run at a time against a baseline of 3 runs,
+    a look after each run from the second, each at stats.look_alpha; stop when decided."""
+    rng = random.Random()
+    trials, max_runs, looks = 600, 10, 9
+    rows, fpr = [], {}
+    for shape in ("log-normal", "two-mode"):
+        draw = sampler(shape, rng)
+        for change in (0.0, -0.05, -0.10, -0.20):
+            called, wrong_way, runs_used = 0, 0, 0
+            for _ in range(trials):
+                base = draw(1000.0, 3)
+                cand: list[float] = draw(1000.0 * (1 + change), 1)
+                verdict = "not_decided"
+                for look in range(1, looks + 1):
+                    cand += draw(1000.0 * (1 + change), 1)
+                    verdict = stats.decide(base, cand, "higher_is_better",
+                                           alpha=stats.look_alpha(look, looks)).verdict
+                    if verdict != "not_decided":
+                        break
+                runs_used += len(cand)
+                called += verdict in ("better", "worse")
+                wrong_way += verdict == "better"
+            if change == 0.0:
+                fpr[shape] = called
+            rows.append([shape, f"{change:+.0%}", f"{called / trials:.1%}" if change == 0 else f"{called / trials:.0%}",
+                         f"{runs_used / trials:.1f}"])
+            assert change == 0.0 or wrong_way <= binomial_upper(trials, stats.ALPHA / 2, 0.999)
+    _REPORT["4"] = table(f"--repeat auto --max {max_runs} against 3 baseline runs ({trials} sequences each; "
+                         "alpha spent evenly across the looks)",
+                         ["noise (3%)", "true change", "called better/worse", "average runs"], rows)
+    _write_report()
+    limit = binomial_upper(trials, stats.ALPHA, 1 - 0.001 / 2)
+    assert all(n <= limit for n in fpr.values()), fpr

@@ -50,3 +50,27 @@ def test_owners_set_the_margin_and_the_comparison_judges_equivalence_against_it(
     assert cell["margin_pct"] == 25.0
     # null goes back to the default.
     assert client.put(url, json={"margins_pct": {"throughput": None}}).json()["margins_pct"]["throughput"] == 3.0
+
+
+def test_a_look_of_repeat_until_decided_judges_at_its_share_of_alpha(
+    client: TestClient, investigation: Investigation
+) -> None:
+    url = f"/api/projects/{investigation.slug}/compare"
+    params: dict[str, Any] = {"baseline": "direct", "experiments": ["default"]}
+
+    def rps_verdict(**extra: Any) -> tuple[str, float]:
+        r = client.get(url, params={**params, **extra})
+        assert r.status_code == 200, r.text
+        doc = r.json()
+        return next(m for m in doc["metrics"] if m["key"] == "wrk.requests_per_sec")["verdict"]["default"], \
+            doc["method"]["alpha"]
+
+    # default is -47% with p = 0.005 on 3 vs 3 runs: decided at 5%, and at a look of 9 (5%/9 = 0.56%)...
+    assert rps_verdict() == ("worse", 0.05)
+    verdict, alpha = rps_verdict(look=1, looks=9)
+    assert verdict == "worse" and alpha == 0.05 / 9
+    # ...but not at a look of 100 (0.05%): each look spends only its share of the false-positive rate.
+    assert rps_verdict(look=3, looks=100)[0] == "not_decided"
+    for bad in ({"look": 2}, {"look": 5, "looks": 3}, {"look": 0, "looks": 3}, {"look": 1, "looks": 101}):
+        r = client.get(url, params={**params, **bad})
+        assert r.status_code == 422 and "look" in r.text, (bad, r.text)

@@ -28,7 +28,8 @@ RESULT_METRICS: tuple[tuple[str, str, str, stats.Direction], ...] = (
 
 
 def cell(values: list[float | None], base: list[float] | None, direction: stats.Direction,
-         flags: list[str] | None = None, *, key: str = "", margins: Mapping[str, float] | None = None) -> Cell:
+         flags: list[str] | None = None, *, key: str = "", margins: Mapping[str, float] | None = None,
+         alpha: float = stats.ALPHA) -> Cell:
     """One experiment's cell; `base` is the baseline's values (None for the baseline column itself)."""
     present = [v for v in values if v is not None]
     d = stats.describe(present)
@@ -47,7 +48,7 @@ def cell(values: list[float | None], base: list[float] | None, direction: stats.
         elif d.n:
             cell.verdict = "equivalent"
         return cell
-    c = stats.compare(base, present, direction, margin=margin)
+    c = stats.compare(base, present, direction, margin=margin, alpha=alpha)
     cell.delta = c.delta_abs
     cell.delta_pct = stats.pct(c.delta_rel)
     cell.verdict = c.verdict

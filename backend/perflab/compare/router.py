@@ -12,6 +12,7 @@ from perflab.compare import export, overlay, service, settings
 from perflab.compare import selection as selecting
 from perflab.compare.schemas import CompareReply, OverlayReply, VerdictSettingsRead, VerdictSettingsUpdate
 from perflab.deps import OneHopRoute, OwnedProject, ReadableProject, SessionDep, releases_connection
+from perflab.errors import Unprocessable
 
 router = APIRouter(tags=["compare"], route_class=OneHopRoute)
 
@@ -36,8 +37,16 @@ def attachment(name: str) -> dict[str, str]:
 
 
 @router.get("/api/projects/{slug}/compare", response_model=CompareReply)
-def compare(sel: SelectionDep, db: SessionDep) -> CompareReply:
-    return service.compare(db, sel=sel)
+def compare(
+    sel: SelectionDep, db: SessionDep,
+    look: Annotated[int | None, Query(ge=1, le=stats.MAX_LOOKS, description=(
+        "a sequential design's look (perflab-agent run --repeat auto): verdicts at alpha / looks"))] = None,
+    looks: Annotated[int | None, Query(ge=1, le=stats.MAX_LOOKS, description="the design's planned looks")] = None,
+) -> CompareReply:
+    if (look is None) != (looks is None) or (look is not None and looks is not None and look > looks):
+        raise Unprocessable("look and looks go together, with look between 1 and looks")
+    alpha = stats.ALPHA if look is None or looks is None else stats.look_alpha(look, looks)
+    return service.compare(db, sel=sel, alpha=alpha)
 
 
 @router.get("/api/projects/{slug}/compare/overlay", response_model=OverlayReply)

@@ -37,7 +37,8 @@ from perflab.findings.schemas import ExperimentFindings
 from perflab.profiles.models import Profile
 
 
-def compare(session: Session, *, sel: Selection) -> CompareReply:
+def compare(session: Session, *, sel: Selection, alpha: float = stats.ALPHA) -> CompareReply:
+    """The comparison; `alpha`, the level of the result table's verdicts, is lower at a sequential design's looks."""
     loaded = load(session, sel)
     exps = sel.experiments
     base = sel.baseline
@@ -99,7 +100,7 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
         cells = {}
         for e in exps:
             c = cell(per_exp[e.id], None if e.id == base.id else base_vals, direction, warnings_by_exp[e.id],
-                     key=key, margins=margins)
+                     key=key, margins=margins, alpha=alpha)
             c.invalid_runs = 0 if sel.include_invalid else invalid_by_exp[e.id]
             if c.n == 0 and c.invalid_runs:
                 c.verdict = "invalid"
@@ -136,8 +137,8 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
     overlay_metrics += [OverlayMetric(role=row.role, key=row.key, label=row.label, unit=row.unit) for row in netqtop]
     return CompareReply(
         baseline=base.name, experiments=names, metrics=metrics, project=sel.project.slug,
-        method=StatsMethod(**stats.METHOD,  # type: ignore[arg-type]
-                           margins_pct={k: round(v * 100.0, 2) for k, v in margins.items()}),
+        method=StatsMethod.model_validate({**stats.METHOD, "alpha": alpha, "confidence": 1.0 - alpha,
+                                           "margins_pct": {k: round(v * 100.0, 2) for k, v in margins.items()}}),
         columns=columns, results=results,
         validity=Validity(summary=summary, flagged_runs=flagged_runs, invalid_runs=sum(invalid_by_exp.values()),
                           include_invalid=sel.include_invalid),

@@ -4827,6 +4827,10 @@ export interface operations {
     "compare-compare": {
         parameters: {
             query: {
+                /** @description a sequential design's look (perflab-agent run --repeat auto): verdicts at alpha / looks */
+                look?: number | null;
+                /** @description the design's planned looks */
+                looks?: number | null;
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
