@@ -1,4 +1,4 @@
-"""Command line: `perflab-agent daemon | run | upload | import | compare | trend`, and the options they share."""
+"""Command line: `perflab-agent daemon | run | upload | import | compare | trend | noise`, and the options they share."""
 
 import argparse
 import logging
@@ -172,6 +172,12 @@ def build_parser():
     trend.add_argument("--project", required=True)
     trend.add_argument("--metric", required=True, metavar="KEY", help="e.g. wrk.requests_per_sec, vmstat.sy@proxy")
     trend.add_argument("--format", choices=["table", "json"], default="table")
+
+    noise = sub.add_parser("noise", parents=[common],
+                           help="the noise of a setup: what changes an experiment's repeated runs can detect")
+    noise.add_argument("--project", required=True)
+    noise.add_argument("--experiment", required=True, metavar="NAME")
+    noise.add_argument("--format", choices=["table", "json"], default="table")
     return parser
 
 
@@ -275,4 +281,7 @@ def _dispatch(parser, args, token):
     if args.command == "trend":
         from perflab_agent.trend import trend as trend_command
         return trend_command(client, args)
+    if args.command == "noise":
+        from perflab_agent.noise import noise as noise_command
+        return noise_command(client, args)
     return commands.compare(client, args)

@@ -136,6 +136,8 @@ def _extra(path: str, objects: dict[str, str]) -> dict[str, Any]:
         return {"other": objects["profile_id"]}
     if path.endswith("/trend"):
         return {"metric": "wrk.requests_per_sec"}
+    if path.endswith("/noise"):
+        return {"experiment": "default"}
     return {}
 
 

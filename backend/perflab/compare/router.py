@@ -10,7 +10,13 @@ from fastapi.responses import PlainTextResponse, Response
 from perflab import stats
 from perflab.compare import export, overlay, service, settings
 from perflab.compare import selection as selecting
-from perflab.compare.schemas import CompareReply, OverlayReply, VerdictSettingsRead, VerdictSettingsUpdate
+from perflab.compare.schemas import (
+    CompareReply,
+    OverlayReply,
+    SetupNoise,
+    VerdictSettingsRead,
+    VerdictSettingsUpdate,
+)
 from perflab.deps import OneHopRoute, OwnedProject, ReadableProject, SessionDep, releases_connection
 from perflab.errors import Unprocessable
 
@@ -82,6 +88,21 @@ def compare_export_json(sel: SelectionDep, db: SessionDep) -> Response:
 @router.get("/api/projects/{slug}/compare/markdown", response_class=MarkdownResponse)
 def compare_markdown(sel: SelectionDep, db: SessionDep) -> Response:
     return Response(export.to_markdown(service.compare(db, sel=sel)), media_type="text/markdown; charset=utf-8")
+
+
+@router.get("/api/projects/{slug}/noise", response_model=SetupNoise)
+def noise(
+    project: ReadableProject, db: SessionDep,
+    experiment: Annotated[str, Query(description="experiment name or id")],
+    include_invalid: bool = False,
+) -> SetupNoise:
+    """The noise of one experiment's setup from its repeated runs: per metric and host role, the smallest change
+    that n runs a side detect."""
+    sel = selecting.select_experiments(db, project=project, baseline=experiment, experiments=[experiment],
+                                       include_invalid=include_invalid)
+    reply = service.compare(db, sel=sel)
+    assert reply.noise is not None
+    return reply.noise
 
 
 def _settings_read(margins: dict[str, float]) -> VerdictSettingsRead:

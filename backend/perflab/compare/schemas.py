@@ -251,6 +251,29 @@ class OverlayMetric(BaseModel):
     unit: str
 
 
+class NoiseRow(BaseModel):
+    section: Literal["results", "telemetry"]
+    role: str | None
+    key: str
+    label: str
+    unit: str
+    # Runs of the experiment behind this metric, their median, and the run-to-run spread (percent).
+    n: int
+    median: float
+    spread_pct: float | None
+    # The smallest change n vs n runs of this setup detect (80% power, alpha 0.05), and with other run counts.
+    detectable_pct: float | None
+    detectable_by_runs: dict[int, float | None]
+
+
+class SetupNoise(BaseModel):
+    """From the repeated runs of one experiment: "this setup detects changes of X% or more with n runs"."""
+
+    experiment: str
+    runs: int
+    rows: list[NoiseRow]
+
+
 class CompareReply(BaseModel):
     # The CLI contract, first.
     baseline: str
@@ -273,6 +296,8 @@ class CompareReply(BaseModel):
     # Per experiment (baseline first): what the findings rules read, and what appeared or disappeared
     # against the baseline (perflab.findings).
     findings: list[ExperimentFindings] = Field(default_factory=list)
+    # The noise of the baseline's setup, per metric (and host role for telemetry).
+    noise: SetupNoise | None = None
 
 
 class OverlayLine(BaseModel):

@@ -19,6 +19,7 @@ from perflab.compare.changes import what_changed
 from perflab.compare.findings import for_experiments as findings_for
 from perflab.compare.loading import load
 from perflab.compare.movers import top_movers
+from perflab.compare.noise import setup_noise
 from perflab.compare.notes import notes_for
 from perflab.compare.results import cell, result_metrics, wrk_value
 from perflab.compare.schemas import (
@@ -145,4 +146,5 @@ def compare(session: Session, *, sel: Selection, alpha: float = stats.ALPHA) -> 
         telemetry=telemetry, syscalls=syscalls, netqtop=netqtop, changes=changes, top_movers=movers, notes=notes,
         overlay_metrics=overlay_metrics,
         findings=[ExperimentFindings.model_validate(f) for f in findings],
+        noise=setup_noise(base.name, results, telemetry),
     )

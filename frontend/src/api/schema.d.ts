@@ -857,6 +857,27 @@ export interface paths {
         patch: operations["members-update_member"];
         trace?: never;
     };
+    "/api/projects/{slug}/noise": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Noise
+         * @description The noise of one experiment's setup from its repeated runs: per metric and host role, the smallest change
+         *     that n runs a side detect.
+         */
+        get: operations["compare-noise"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{slug}/notes": {
         parameters: {
             query?: never;
@@ -1430,6 +1451,7 @@ export interface components {
             metrics: components["schemas"]["MetricVerdict"][];
             /** Netqtop */
             netqtop: components["schemas"]["TelemetryRow"][];
+            noise?: components["schemas"]["SetupNoise"] | null;
             /** Notes */
             notes: components["schemas"]["NoteRef"][];
             /** Overlay Metrics */
@@ -2214,6 +2236,34 @@ export interface components {
              */
             verdict: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
         };
+        /** NoiseRow */
+        NoiseRow: {
+            /** Detectable By Runs */
+            detectable_by_runs: {
+                [key: string]: number | null;
+            };
+            /** Detectable Pct */
+            detectable_pct: number | null;
+            /** Key */
+            key: string;
+            /** Label */
+            label: string;
+            /** Median */
+            median: number;
+            /** N */
+            n: number;
+            /** Role */
+            role: string | null;
+            /**
+             * Section
+             * @enum {string}
+             */
+            section: "results" | "telemetry";
+            /** Spread Pct */
+            spread_pct: number | null;
+            /** Unit */
+            unit: string;
+        };
         /** NoteCreate */
         NoteCreate: {
             /** Body Md */
@@ -2869,6 +2919,18 @@ export interface components {
         ServerTime: {
             /** Server Time */
             server_time: number;
+        };
+        /**
+         * SetupNoise
+         * @description From the repeated runs of one experiment: "this setup detects changes of X% or more with n runs".
+         */
+        SetupNoise: {
+            /** Experiment */
+            experiment: string;
+            /** Rows */
+            rows: components["schemas"]["NoiseRow"][];
+            /** Runs */
+            runs: number;
         };
         /** ShareLinkCreate */
         ShareLinkCreate: {
@@ -5450,6 +5512,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemberRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "compare-noise": {
+        parameters: {
+            query: {
+                /** @description experiment name or id */
+                experiment: string;
+                include_invalid?: boolean;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetupNoise"];
                 };
             };
             /** @description Validation Error */
