@@ -15,14 +15,14 @@ CALL_DEADLINE_S = 120.0
 def render(doc):
     rows = doc.get("rows") or []
     counts = sorted({int(k) for r in rows for k in (r.get("detectable_by_runs") or {})})
-    header = ["metric", "role", "runs", "run to run"] + ["{} runs".format(n) for n in counts]
+    header = ["metric", "role", "runs", "run to run"] + [f"{n} runs" for n in counts]
     table = []
     for r in rows:
         by = {int(k): v for k, v in (r.get("detectable_by_runs") or {}).items()}
         spread = r.get("spread_pct")
         table.append([r.get("key", "?"), r.get("role") or "", str(r.get("n")),
-                      "-" if spread is None else "±{:.1f}%".format(spread)]
-                     + ["-" if by.get(n) is None else "{:.1f}%".format(by[n]) for n in counts])
+                      "-" if spread is None else f"±{spread:.1f}%"]
+                     + ["-" if by.get(n) is None else f"{by[n]:.1f}%" for n in counts])
     widths = [max(len(x[i]) for x in [header] + table) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + table]
     lines.insert(1, "  ".join("-" * w for w in widths))
