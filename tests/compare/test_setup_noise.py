@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
-
 from perflab import stats
 
 from tests.compare.investigation import Investigation
