@@ -1,4 +1,4 @@
-"""Command line: `perflab-agent daemon | run | upload | import | compare | trend`, and the options they share."""
+"""Command line: `perflab-agent daemon | run | upload | import | compare | trend | noise`, and the options they share."""
 
 import argparse
 import logging
@@ -43,6 +43,22 @@ def _positive(kind):
             raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
         return value
     return parse
+
+
+def _repeat(text):
+    if text == "auto":
+        return text
+    return _positive(int)(text)
+
+
+def _fail_on(text):
+    from perflab_agent import commands
+
+    parts = tuple(p.strip() for p in text.split(",") if p.strip())
+    bad = [p for p in parts if p not in commands.FAIL_ON]
+    if bad or not parts:
+        raise argparse.ArgumentTypeError("--fail-on takes worse and/or undecided, comma-separated")
+    return parts
 
 
 def build_parser():
@@ -99,7 +115,14 @@ def build_parser():
     run.add_argument("--experiment", required=True)
     run.add_argument("--label", default="", help="run label (with --repeat: 'LABEL (run i of N)')")
     run.add_argument("--hypothesis", default="", help="what this experiment is expected to show")
-    run.add_argument("--repeat", type=_positive(int), default=1, help="number of runs (1)")
+    run.add_argument("--repeat", type=_repeat, default=1,
+                     help="number of runs (1), or 'auto': run until the verdict against --against is decided")
+    run.add_argument("--against", default=None, metavar="BASELINE",
+                     help="with --repeat auto: the baseline experiment the verdict is against")
+    run.add_argument("--metric", default="wrk.requests_per_sec", metavar="KEY",
+                     help="with --repeat auto: the metric to decide (wrk.requests_per_sec)")
+    run.add_argument("--max", type=_positive(int), default=10, metavar="N",
+                     help="with --repeat auto: stop after N runs even when not decided (10)")
     run.add_argument("--cooldown", type=float, default=0.0, help="seconds between repeated runs (0)")
     run.add_argument("--wait-for", default=None, metavar="ROLE,...",
                      help="roles whose daemons must join first (default: every daemon seen in the last 60 s)")
@@ -136,9 +159,10 @@ def build_parser():
     cmp_.add_argument("--format", choices=["table", "markdown", "json"], default="table")
     cmp_.add_argument("--include-invalid", action="store_true",
                       help="count invalid runs (error responses, no requests) in medians and verdicts")
-    cmp_.add_argument("--fail-on", choices=["worse"], default=None,
-                      help="CI gate: exit 3 when a chosen metric of an experiment is worse than the baseline "
-                           "beyond noise")
+    cmp_.add_argument("--fail-on", type=_fail_on, default=None, metavar="worse[,undecided]",
+                      help="CI gate: exit 3 when a chosen metric of an experiment is decided worse than the "
+                           "baseline; exit 4 when it could not be judged (no run, one run, no valid run), and "
+                           "with 'undecided' also when the runs do not decide")
     cmp_.add_argument("--metric", action="append", default=[], metavar="KEY",
                       help="metric the gate checks (repeatable; default: wrk.requests_per_sec and "
                            "wrk.latency_percentiles_ms.99; 'wrk.' may be left out)")
@@ -150,6 +174,12 @@ def build_parser():
     trend.add_argument("--format", choices=["table", "json"], default="table")
     trend.add_argument("--alpha", type=float, metavar="RATE",
                        help="change-point false alarms per history, 0.005 to 0.2 (default: the server's, 0.05)")
+
+    noise = sub.add_parser("noise", parents=[common],
+                           help="the noise of a setup: what changes an experiment's repeated runs can detect")
+    noise.add_argument("--project", required=True)
+    noise.add_argument("--experiment", required=True, metavar="NAME")
+    noise.add_argument("--format", choices=["table", "json"], default="table")
     return parser
 
 
@@ -236,6 +266,10 @@ def _dispatch(parser, args, token):
             args.cmd = args.cmd[1:]
         if not args.cmd:
             parser.error("run: the load command is missing: run --project P --experiment E -- CMD...")
+        if args.repeat == "auto" and not args.against:
+            parser.error("run: --repeat auto needs --against BASELINE (the experiment to decide against)")
+        if args.repeat == "auto" and args.max < 2:
+            parser.error("run: --repeat auto needs --max 2 or more (one run gives no noise estimate)")
         client = _client(parser, args, token)
         state_dir = args.state_dir or default_state_dir()
         return RunCommand(client, load_agent_id(state_dir), state_dir, args).main()
@@ -249,4 +283,7 @@ def _dispatch(parser, args, token):
     if args.command == "trend":
         from perflab_agent.trend import trend as trend_command
         return trend_command(client, args)
+    if args.command == "noise":
+        from perflab_agent.noise import noise as noise_command
+        return noise_command(client, args)
     return commands.compare(client, args)

@@ -152,8 +152,9 @@ def format_value(value):
     return f"{value:.3g}"
 
 
-VERDICT_SYMBOLS = {"better": "✅ better", "worse": "❌ worse", "within_noise": "≈ noise",
-                   "single_run": "1 run: no noise estimate", "invalid": "no valid run", "no_data": "no data"}
+VERDICT_SYMBOLS = {"better": "✅ better", "worse": "❌ worse", "equivalent": "≈ equivalent",
+                   "not_decided": "? not decided", "increased": "up", "decreased": "down",
+                   "invalid": "no valid run", "no_data": "no data"}
 
 
 def _write(text):
@@ -162,9 +163,22 @@ def _write(text):
     try:
         sys.stdout.write(text)
     except UnicodeEncodeError:
-        for symbol, plain in (("✅ ", ""), ("❌ ", ""), ("≈ ", "~")):
+        for symbol, plain in (("✅ ", ""), ("❌ ", ""), ("≈ ", "~"), ("±", "+-")):
             text = text.replace(symbol, plain)
         sys.stdout.write(text.encode("ascii", "replace").decode("ascii"))
+
+
+def undecided_note(metric, experiment, baseline):
+    """What would decide a not-decided cell: "3 vs 3 runs detect about ±9.8%; ~14 more runs a side would decide"."""
+    runs = metric.get("runs") or {}
+    detect = (metric.get("detectable_pct") or {}).get(experiment)
+    need = (metric.get("runs_needed") or {}).get(experiment)
+    if detect is None:
+        return (metric.get("undecided_reason") or {}).get(experiment) or ""
+    text = "{} vs {} runs detect about ±{:.1f}%".format(runs.get(baseline, "?"), runs.get(experiment, "?"), detect)
+    if need is not None:
+        text += "; ~{} more run{} a side would decide".format(need, "" if need == 1 else "s")
+    return text
 
 
 def _cell(metric, experiment, baseline):
@@ -179,7 +193,9 @@ def _cell(metric, experiment, baseline):
     if delta is not None:
         extra.append(f"{delta:+.1f}%")
     if verdict:
-        extra.append(VERDICT_SYMBOLS.get(verdict, verdict.replace("_", " ")))
+        word = VERDICT_SYMBOLS.get(verdict, verdict.replace("_", " "))
+        note = undecided_note(metric, experiment, baseline) if verdict == "not_decided" else ""
+        extra.append(word + (f" ({note})" if note else ""))
     return value + (" " + ", ".join(extra) if extra else "")
 
 
@@ -225,12 +241,21 @@ def compare_rows(doc):
 DEFAULT_GATE_METRICS = ("wrk.requests_per_sec", "wrk.latency_percentiles_ms.99")
 
 
+# Exit codes of `compare --fail-on` (README, "CI gate"): 3 only on a decided "worse"; 4 when a chosen metric
+# was not judged (no run, only running runs, no valid run, one run: no noise estimate), or not decided and
+# `undecided` is in --fail-on; 2 for a metric the comparison does not have.
+EXIT_WORSE = 3
+EXIT_UNDECIDED = 4
+FAIL_ON = ("worse", "undecided")
+
+
 def gate(doc, metrics):
-    """(failures, problems) of the CI gate: a failure per chosen metric of a non-baseline experiment that is
-    worse beyond noise or has no valid run to judge; problems are chosen metrics the comparison does not have."""
+    """(worse, unjudged, undecided, problems) of the CI gate for each chosen metric of each non-baseline
+    experiment: decided worse; not judged at all (nothing to decide from); measured but not decided; and
+    chosen metrics the comparison does not have."""
     by_key = {m.get("key"): m for m in doc.get("metrics") or []}
     baseline = doc.get("baseline")
-    failures, problems = [], []
+    worse, unjudged, undecided, problems = [], [], [], []
     for wanted in metrics or DEFAULT_GATE_METRICS:
         key = wanted if wanted in by_key else "wrk." + wanted
         metric = by_key.get(key)
@@ -238,20 +263,44 @@ def gate(doc, metrics):
             problems.append("no metric {!r} in this comparison (it has: {})".format(
                 wanted, ", ".join(sorted(k for k in by_key if k)) or "none"))
             continue
+        runs = metric.get("runs") or {}
         for exp in doc.get("experiments") or []:
             if exp == baseline:
                 continue
             verdict = (metric.get("verdict") or {}).get(exp)
+            n, n_base = runs.get(exp) or 0, runs.get(baseline) or 0
+            delta = (metric.get("delta_pct") or {}).get(exp)
+            change = "n/a" if delta is None else f"{delta:+.1f}%"
             if verdict == "worse":
-                delta = (metric.get("delta_pct") or {}).get(exp)
-                failures.append("{}: {} is worse than {} beyond noise ({}, {} runs vs {})".format(
-                    exp, key, baseline, "n/a" if delta is None else f"{delta:+.1f}%",
-                    (metric.get("runs") or {}).get(exp), (metric.get("runs") or {}).get(baseline)))
+                worse.append(f"{exp}: {key} is worse than {baseline} ({change}, {n} runs vs {n_base})")
             elif verdict == "invalid":
                 # Every run of the candidate was invalid (errors, no requests): it was not measured, and a
                 # gate that let it through would pass a change that breaks the service.
-                failures.append(f"{exp}: {key} not judged: no valid run (every run had errors or no requests)")
-    return failures, problems
+                unjudged.append(f"{exp}: {key} not judged: no valid run (every run had errors or no requests)")
+            elif n == 0 or n_base == 0 or verdict == "no_data":
+                unjudged.append(f"{exp}: {key} not judged: no finished run with this metric ({n} runs vs {n_base})")
+            elif n < 2 or n_base < 2:
+                unjudged.append(f"{exp}: {key} not judged: one run gives no noise estimate ({change}, {n} runs vs {n_base}); "
+                                "run 2 or more a side")
+            elif verdict == "not_decided":
+                undecided.append(f"{exp}: {key} not decided ({change}): {undecided_note(metric, exp, baseline)}")
+    return worse, unjudged, undecided, problems
+
+
+def gate_exit(worse, unjudged, undecided, fail_on):
+    if worse and "worse" in fail_on:
+        return EXIT_WORSE
+    if unjudged or (undecided and "undecided" in fail_on):
+        return EXIT_UNDECIDED
+    return 0
+
+
+def gate_markdown(worse, unjudged, undecided, code):
+    state = {0: "passed", EXIT_WORSE: "failed: worse", EXIT_UNDECIDED: "failed: not decided"}.get(code, "failed")
+    out = ["", f"**CI gate {state}** (exit {code})"]
+    out += [f"- ❌ {line}" for line in worse]
+    out += [f"- ? {line}" for line in unjudged + undecided]
+    return out
 
 
 def findings_lines(doc):
@@ -265,7 +314,7 @@ def findings_lines(doc):
     return out
 
 
-def render_table(doc):
+def render_table(doc, extra=()):
     header, rows = compare_rows(doc)
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + rows]
@@ -273,10 +322,10 @@ def render_table(doc):
     found = findings_lines(doc)
     if found:
         lines += ["", "findings:"] + ["  " + line for line in found]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + list(extra)) + "\n"
 
 
-def render_markdown(doc):
+def render_markdown(doc, extra=()):
     header, rows = compare_rows(doc)
 
     def line(cells):
@@ -287,11 +336,11 @@ def render_markdown(doc):
     found = findings_lines(doc)
     if found:
         out += ["", "Findings:"] + ["- " + f for f in found]
-    return "\n".join(out) + "\n"
+    return "\n".join(out + list(extra)) + "\n"
 
 
 def compare(client, args):
-    """Print the comparison; with --fail-on worse, exit 3 when a chosen metric got worse beyond noise."""
+    """Print the comparison; with --fail-on, the CI gate's exit code (EXIT_WORSE, EXIT_UNDECIDED)."""
     query = {"baseline": args.baseline, "experiments": list(args.experiments)}
     if args.include_invalid:
         query["include_invalid"] = "true"
@@ -308,21 +357,29 @@ def compare(client, args):
     if not isinstance(doc, dict):
         log.error("compare: the server's answer is not a JSON object")
         return 1
+    fail_on = args.fail_on or ()
+    worse, unjudged, undecided, problems = gate(doc, args.metric) if fail_on else ([], [], [], [])
+    code = gate_exit(worse, unjudged, undecided, fail_on)
+    summary = gate_markdown(worse, unjudged, undecided, code) if fail_on and not problems else []
     if args.format == "json":
         _print_json(doc)
     elif args.format == "markdown":
-        _write(render_markdown(doc))
+        _write(render_markdown(doc, summary))
     else:
-        _write(render_table(doc))
-    if not args.fail_on:
+        _write(render_table(doc, [s.replace("**", "") for s in summary]))
+    if not fail_on:
         return 0
-    failures, problems = gate(doc, args.metric)
     for problem in problems:
         log.error("compare --fail-on: %s", problem)
     if problems:
         return 2
-    for failure in failures:
-        sys.stderr.write(f"FAIL {failure}\n")
-    if failures:  # the project's gate_failed webhooks (alerts.py)
-        report_gate_failure(client, args.project, args.baseline, args.experiments, failures, 3)
-    return 3 if failures else 0
+    for line in worse:
+        sys.stderr.write(f"FAIL {line}\n")
+    for line in unjudged:
+        sys.stderr.write(f"NOT JUDGED {line}\n")
+    for line in undecided:
+        sys.stderr.write("{} {}\n".format("FAIL" if "undecided" in fail_on else "NOT DECIDED", line))
+    if code != 0:  # the project's gate_failed webhooks (alerts.py)
+        failed = worse + unjudged + (undecided if "undecided" in fail_on else [])
+        report_gate_failure(client, args.project, args.baseline, args.experiments, failed, code)
+    return code

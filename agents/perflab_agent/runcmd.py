@@ -115,19 +115,30 @@ class RunCommand:
         self.source = load_source(self.argv)
         self.wait_for = [r.strip() for r in args.wait_for.split(",") if r.strip()] if args.wait_for else None
 
+    @property
+    def planned(self):
+        """Runs planned: --repeat N, or --max N with --repeat auto."""
+        return self.args.max if self.args.repeat == "auto" else self.args.repeat
+
     def main(self):
         self.batcher.start()
         self.sender.start()
         exit_code = 0
         try:
-            for index in range(1, self.args.repeat + 1):
+            for index in range(1, self.planned + 1):
                 code = self.one_run(index)
                 if code is None:
                     return 2
                 exit_code = exit_code or code
-                if index < self.args.repeat and self.args.cooldown > 0:
+                if self.args.repeat == "auto" and index >= 2 and self.decided(index):
+                    break
+                if index < self.planned and self.args.cooldown > 0:
                     self.out.say(f"cooldown {format_duration(self.args.cooldown)}")
                     time.sleep(self.args.cooldown)
+            else:
+                if self.args.repeat == "auto":
+                    self.out.say(f"not decided after {self.planned} runs (--max {self.planned}); "
+                                 f"{self.last_note or 'no verdict'}")
             return exit_code
         except (KeyboardInterrupt, procs.Shutdown):
             log.warning("interrupted")
@@ -138,10 +149,49 @@ class RunCommand:
             procs.kill_all()
             self.spool.close()
 
+    last_note = ""
+
+    def decided(self, index):
+        """Ask the server for the verdict on --metric after `index` runs, at this look's share of the
+        false-positive rate (look and looks: the server spends alpha across the planned looks). True when
+        decided: better, worse, equivalent (or up/down for a neutral metric)."""
+        a = self.args
+        query = {"baseline": a.against, "experiments": [a.experiment], "look": str(index - 1),
+                 "looks": str(self.planned - 1)}
+        try:
+            resp = self._call("GET", f"/api/projects/{a.project}/compare", "verdict", query=query)
+        except NetworkError as e:
+            log.warning("could not ask for the verdict (%s); running on", e)
+            return False
+        if not resp.ok:
+            log.warning("the server gave no verdict: %s; running on", resp.detail())
+            return False
+        doc = resp.json() or {}
+        metric = next((m for m in doc.get("metrics") or [] if m.get("key") in (a.metric, "wrk." + a.metric)), None)
+        if metric is None:
+            log.warning("no %s in the comparison yet; running on", a.metric)
+            return False
+        verdict = (metric.get("verdict") or {}).get(a.experiment)
+        delta = (metric.get("delta_pct") or {}).get(a.experiment)
+        change = "" if delta is None else f" ({delta:+.1f}%)"
+        if verdict in ("better", "worse", "equivalent", "increased", "decreased"):
+            self.out.say(f"decided after {index} runs: {metric.get('key')} {verdict.replace('_', ' ')}{change} "
+                         f"against {a.against!r}")
+            return True
+        detect = (metric.get("detectable_pct") or {}).get(a.experiment)
+        need = (metric.get("runs_needed") or {}).get(a.experiment)
+        self.last_note = "{} {}{}".format(metric.get("key"), (verdict or "no verdict").replace("_", " "), change)
+        if detect is not None:
+            self.last_note += f"; these runs detect about ±{detect:.1f}%"
+        if need is not None:
+            self.last_note += f"; about {need} more a side would decide"
+        self.out.say(f"after {index} runs: {self.last_note}")
+        return False
+
     def _label(self, index):
         if self.args.repeat == 1:
             return self.args.label or ""
-        counter = f"run {index} of {self.args.repeat}"
+        counter = f"run {index} of {self.planned}" if self.args.repeat != "auto" else f"run {index}, auto"
         return f"{self.args.label} ({counter})" if self.args.label else counter
 
     def _call(self, method, path, what, **kwargs):
@@ -151,8 +201,8 @@ class RunCommand:
         """One repeat. Returns the load command's exit code, or None when the server refused the run."""
         a = self.args
         run_id = str(uuid.uuid4())
-        if a.repeat > 1:
-            self.out.say(f"run {index} of {a.repeat} of {a.experiment!r}")
+        if a.repeat == "auto" or a.repeat > 1:
+            self.out.say(f"run {index} of {'up to ' if a.repeat == 'auto' else ''}{self.planned} of {a.experiment!r}")
         command_text = " ".join(shlex.quote(arg) for arg in self.argv)
         body = {"run_id": run_id, "project": a.project, "experiment": a.experiment, "label": self._label(index),
                 "load_command": redactor.text(command_text), "wait_for_roles": self.wait_for,

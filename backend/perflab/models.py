@@ -4,6 +4,7 @@ from perflab.alerts.models import Webhook, WebhookDelivery, WebhookSeen
 from perflab.artifacts.models import Artifact
 from perflab.auth.models import User, UserSession
 from perflab.cluster.models import RateLimitMiss
+from perflab.compare.models import VerdictSettings
 from perflab.decisions.models import Decision
 from perflab.experiments.models import Experiment
 from perflab.hosts.models import Host
@@ -53,4 +54,5 @@ __all__ = [
     "Webhook",
     "WebhookDelivery",
     "WebhookSeen",
+    "VerdictSettings",
 ]

@@ -1,59 +1,86 @@
-"""Statistics for comparing repeated runs: medians, a bootstrap interval on the change, a verdict.
+"""Statistics for comparing repeated runs: medians, an interval on the change, a calibrated verdict.
 
-Method (stated in every comparison, see METHOD): the percentile bootstrap of the difference of
-medians. Each side's runs are resampled with replacement, the medians of the two resamples are
-compared (as a difference and as a relative change), and the 2.5th and 97.5th percentiles of those
-replicates form the 95% interval. The verdict is `better`/`worse` when the interval excludes 0 (in
-the direction that is good or bad for the metric), `within_noise` when it contains 0, and
-`single_run` when a side has one run, since one run gives no noise estimate.
+Method (stated in every comparison, see METHOD):
+- **Welch's t-test on log values**, two-sided at ALPHA = 0.05: an A/A pair (both sides drawn from one
+  distribution) is called better/worse at most 5% of the time. Ratio metrics are positive and their
+  noise multiplicative, so the test compares mean log values (the change is a ratio); when a value is
+  <= 0 (error counts, idle CPU) the same test runs on the raw values. The 95% interval of the change
+  comes from the same t distribution (Welch-Satterthwaite degrees of freedom).
+- **Equivalence (TOST)**: not better/worse, and the 90% interval lies inside +-the smallest
+  meaningful change of the metric's family (MARGINS, editable per project): "equivalent".
+- Otherwise **not decided**, with why, the smallest change these run counts detect here (80% power
+  from the observed noise) and about how many more runs a side would decide a change of the observed
+  size. A side with a single run has no noise estimate and is never decided.
 
-With the handful of runs engineers make (typically 3), a Monte Carlo bootstrap wastes its time
-drawing the same few resamples over and over: the resampled median can only take a few values.
-So the distribution of each side's resampled median is computed exactly (order statistics of a
-multinomial resample), and the interval is read from the exact distribution of the change, which is
-what B -> infinity resamples converge to. Larger groups fall back to B = 2000 Monte Carlo resamples
-with a fixed seed, so the same data always gives the same interval.
-
-An A/A comparison (the runs of one experiment against themselves, resampled independently) gives
-the noise floor: the relative change that this many runs cannot tell from noise.
+tests/compare/test_calibration.py measures the false-positive rate and the detection rate by
+simulation at 2-20 runs a side under normal, log-normal, heavy-tailed and two-mode noise.
 
 Pure: standard library only, no I/O.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-Direction = Literal["higher_is_better", "lower_is_better", "neutral"]
-Verdict = Literal["better", "worse", "within_noise", "single_run", "increased", "decreased", "no_data", "invalid"]
+from perflab.tdist import t_ppf, t_sf
 
-CONFIDENCE = 0.95
-RESAMPLES = 2000
-SEED = 20261122
-# Exact enumeration when the product of the two median distributions has at most this many points.
-EXACT_LIMIT = 40_000
-# Groups larger than this use Monte Carlo resampling of the raw values.
-EXACT_MAX_N = 40
+Direction = Literal["higher_is_better", "lower_is_better", "neutral"]
+Verdict = Literal["better", "worse", "equivalent", "not_decided", "increased", "decreased", "no_data", "invalid"]
+Family = Literal["throughput", "latency", "errors", "telemetry", "syscalls"]
+
+ALPHA = 0.05
+CONFIDENCE = 1.0 - ALPHA
+POWER = 0.80
+# Beyond this many runs a side, "how many more runs would decide" is not worth estimating.
+MAX_PLANNED_RUNS = 1000
+
+# The smallest meaningful change per metric family (a fraction): a change provably inside +-this is
+# "equivalent". Throughput is what a tuning change is judged by and is steadier than latency tails.
+MARGINS: dict[str, float] = {
+    "throughput": 0.03,
+    "latency": 0.05,
+    "errors": 0.05,
+    "telemetry": 0.05,
+    "syscalls": 0.05,
+}
 
 METHOD = {
-    "name": "percentile bootstrap of the difference of medians",
+    "name": "Welch's t-test on log values, with a TOST equivalence test",
     "confidence": CONFIDENCE,
-    "resamples": RESAMPLES,
-    "seed": SEED,
+    "alpha": ALPHA,
+    "power": POWER,
     "detail": (
-        "Runs of each experiment are resampled with replacement; the 2.5th-97.5th percentiles of the "
-        "change between resampled medians form the 95% interval. The resampling distribution of a median "
-        "is computed exactly for up to 40 runs (the limit of infinitely many resamples); larger groups use "
-        "2000 Monte Carlo resamples with a fixed seed. Verdict: better/worse when the interval excludes 0, "
-        "within_noise when it contains 0, single_run when a side has one run (no noise estimate). "
-        "Noise floor: the same interval for an A/A comparison of an experiment's runs with themselves."
+        "Each side's runs are compared by Welch's t-test on log values (raw values where one is <= 0), two-sided "
+        "at alpha 0.05: better/worse only when the 95% interval of the change excludes no change, so an A/A pair is "
+        "called better or worse at most 5% of the time. Equivalent when the 90% interval lies inside the smallest "
+        "meaningful change of the metric (two one-sided tests). Otherwise not decided: the cell says the smallest "
+        "change these run counts detect here (80% power, from the observed noise) and about how many more runs a "
+        "side would decide a change of the observed size. One run on a side gives no noise estimate."
     ),
 }
+
+
+def family(key: str) -> Family:
+    """The metric family whose smallest meaningful change applies to this key."""
+    if key.startswith("strace."):
+        return "syscalls"
+    if key in ("wrk.requests_per_sec", "wrk.transfer_per_sec_bytes", "wrk.requests"):
+        return "throughput"
+    if key.startswith("wrk.latency"):
+        return "latency"
+    if key in ("wrk.non_2xx_3xx", "wrk.socket_errors"):
+        return "errors"
+    return "telemetry"
+
+
+def margin_for(key: str, margins: Mapping[str, float] | None = None) -> float:
+    fam = family(key)
+    if margins and fam in margins:
+        return margins[fam]
+    return MARGINS[fam]
 
 
 @dataclass(frozen=True)
@@ -99,199 +126,257 @@ def pct(x: float | None, digits: int = 1) -> float | None:
     return None if x is None else round(x * 100.0, digits)
 
 
-# -- the resampling distribution of a median ---------------------------------------------------------
+# -- the test ----------------------------------------------------------------------------------------
 
 
-def median_distribution(values: Sequence[float]) -> list[tuple[float, float]]:
-    """[(value, probability)] of the median of a size-n resample (with replacement) of `values`."""
-    return list(_median_distribution(tuple(sorted(float(v) for v in values))))
+def _mean_var(xs: Sequence[float]) -> tuple[float, float]:
+    n = len(xs)
+    m = math.fsum(xs) / n
+    return m, math.fsum((x - m) ** 2 for x in xs) / (n - 1)
 
 
-# A comparison asks for the same groups many times (baseline against each experiment, A/A floors).
-@functools.lru_cache(maxsize=8192)
-def _median_distribution(values: tuple[float, ...]) -> tuple[tuple[float, float], ...]:
-    """See median_distribution; `values` sorted.
+@dataclass(frozen=True)
+class Welch:
+    """Welch's t on one scale: `log` (estimate = mean log ratio) or `raw` (estimate = difference of means)."""
 
-    Odd n = 2m+1: the median is the (m+1)-th order statistic, P(med <= u_k) = P(Bin(n, F_k) >= m+1).
-    Even n = 2m: the mean of the m-th and (m+1)-th order statistics, whose joint law is multinomial.
-    """
-    n = len(values)
-    if n == 0:
-        return ()
-    counts: dict[float, int] = {}
-    for v in values:
-        counts[float(v)] = counts.get(float(v), 0) + 1
-    u = sorted(counts)
-    p = [counts[x] / n for x in u]
-    cum = []
-    acc = 0.0
-    for q in p:
-        acc += q
-        cum.append(min(acc, 1.0))
-    cum[-1] = 1.0
-    d = len(u)
-    out: dict[float, float] = {}
-    if n % 2 == 1:
-        m = n // 2
+    scale: Literal["log", "raw"]
+    estimate: float
+    se: float
+    df: float
+    # Pooled run-to-run standard deviation on this scale (what planning figures use).
+    sd: float
+    # Mean of the baseline on the raw scale (turns a raw difference into a relative one).
+    base_mean: float
+    n_baseline: int
+    n_other: int
 
-        def at_least(f: float) -> float:
-            return math.fsum(math.comb(n, j) * f**j * (1 - f) ** (n - j) for j in range(m + 1, n + 1))
+    def p_two_sided(self) -> float:
+        if self.se == 0:
+            return 1.0 if self.estimate == 0 else 0.0
+        return min(1.0, 2.0 * t_sf(abs(self.estimate) / self.se, self.df))
 
-        prev = 0.0
-        for k in range(d):
-            c = at_least(cum[k]) if k < d - 1 else 1.0
-            if c - prev > 0:
-                out[u[k]] = out.get(u[k], 0.0) + (c - prev)
-            prev = c
+    def to_rel(self, x: float) -> float | None:
+        """A change on this scale as a relative change (None when the baseline mean is 0)."""
+        if self.scale == "log":
+            return math.expm1(x)
+        return x / abs(self.base_mean) if self.base_mean else None
+
+    def from_rel(self, r: float) -> float | None:
+        if self.scale == "log":
+            return math.log1p(r)
+        return r * abs(self.base_mean) if self.base_mean else None
+
+
+def welch(baseline: Sequence[float], other: Sequence[float]) -> Welch | None:
+    """The test on log values when every value is positive, else on raw values; None below 2 runs a side."""
+    nb, no = len(baseline), len(other)
+    if nb < 2 or no < 2:
+        return None
+    positive = all(v > 0 for v in baseline) and all(v > 0 for v in other)
+    xb = [math.log(v) for v in baseline] if positive else [float(v) for v in baseline]
+    xo = [math.log(v) for v in other] if positive else [float(v) for v in other]
+    mb, vb = _mean_var(xb)
+    mo, vo = _mean_var(xo)
+    qb, qo = vb / nb, vo / no
+    se = math.sqrt(qb + qo)
+    if se > 0:
+        df = (qb + qo) ** 2 / ((qb * qb / (nb - 1) if qb else 0.0) + (qo * qo / (no - 1) if qo else 0.0))
     else:
-        m = n // 2
-        below = [0.0] + cum[:-1]  # F_{i-1}
-        for i in range(d):
-            # Both middle order statistics equal u_i: at most m-1 draws below it and at most m-1 above.
-            lo, pi, hi = below[i], p[i], 1.0 - cum[i]
-            same = 0.0
-            for a in range(m):
-                for c in range(m):
-                    b = n - a - c
-                    coef = math.factorial(n) // (math.factorial(a) * math.factorial(b) * math.factorial(c))
-                    same += coef * lo**a * pi**b * hi**c
-            if same > 0:
-                out[u[i]] = out.get(u[i], 0.0) + same
-            # X_(m) = u_i < X_(m+1) = u_j: exactly m draws <= u_i (one = u_i), the other m >= u_j (one = u_j).
-            low_part = cum[i] ** m - below[i] ** m
-            if low_part <= 0:
-                continue
-            for j in range(i + 1, d):
-                high_part = (1.0 - below[j]) ** m - (1.0 - cum[j]) ** m
-                prob = math.comb(n, m) * low_part * high_part
-                if prob > 0:
-                    key = (u[i] + u[j]) / 2.0
-                    out[key] = out.get(key, 0.0) + prob
-    total = math.fsum(out.values())
-    return tuple(sorted((k, v / total) for k, v in out.items()))
-
-
-def _quantile(weighted: list[tuple[float, float]], q: float) -> float:
-    """Smallest x whose cumulative probability reaches q (weighted must be sorted by x)."""
-    acc = 0.0
-    for x, w in weighted:
-        acc += w
-        if acc >= q - 1e-12:
-            return x
-    return weighted[-1][0]
+        df = float(nb + no - 2)
+    sd = math.sqrt(((nb - 1) * vb + (no - 1) * vo) / (nb + no - 2))
+    return Welch("log" if positive else "raw", mo - mb, se, df, sd, math.fsum(baseline) / nb, nb, no)
 
 
 @dataclass(frozen=True)
 class Interval:
-    """Percentile-bootstrap interval of (other - baseline) and of (other/baseline - 1)."""
+    """The 95% interval of the change: absolute (other - baseline, at the baseline's median) and relative."""
 
     diff_low: float
     diff_high: float
     rel_low: float | None
     rel_high: float | None
-    method: Literal["exact", "monte_carlo"]
 
 
-def bootstrap_interval(
-    baseline: Sequence[float], other: Sequence[float], *, confidence: float = CONFIDENCE,
-    resamples: int = RESAMPLES, seed: int = SEED,
-) -> Interval | None:
-    """The bootstrap interval of the change of medians; None when a side has fewer than two values."""
-    if len(baseline) < 2 or len(other) < 2:
+def interval(w: Welch, base_median: float | None, confidence: float = CONFIDENCE) -> Interval:
+    q = t_ppf(1.0 - (1.0 - confidence) / 2.0, w.df) if w.se > 0 else 0.0
+    lo, hi = w.estimate - q * w.se, w.estimate + q * w.se
+    rlo, rhi = w.to_rel(lo), w.to_rel(hi)
+    if w.scale == "raw":
+        return Interval(lo, hi, rlo, rhi)
+    ref = base_median if base_median is not None else 0.0
+    assert rlo is not None and rhi is not None
+    return Interval(ref * rlo, ref * rhi, rlo, rhi)
+
+
+def detectable(sd: float, n_baseline: int, n_other: int, alpha: float = ALPHA, power: float = POWER) -> float:
+    """On the test's scale: the change that n_baseline vs n_other runs detect with this power, given noise sd."""
+    df = max(1.0, n_baseline + n_other - 2.0)
+    return (t_ppf(1.0 - alpha / 2.0, df) + t_ppf(power, df)) * sd * math.sqrt(1.0 / n_baseline + 1.0 / n_other)
+
+
+def runs_to_decide(sd: float, change: float, alpha: float = ALPHA, power: float = POWER) -> int | None:
+    """Runs a side (equal sides) that detect `change` (on the test's scale) with this power; None past the cap."""
+    if change == 0 or sd <= 0:
+        return None if change == 0 else 2
+    if detectable(sd, MAX_PLANNED_RUNS, MAX_PLANNED_RUNS, alpha, power) > abs(change):
         return None
-    alpha = (1.0 - confidence) / 2.0
-    if len(baseline) <= EXACT_MAX_N and len(other) <= EXACT_MAX_N:
-        db = _median_distribution(tuple(sorted(float(v) for v in baseline)))
-        do = _median_distribution(tuple(sorted(float(v) for v in other)))
-        if len(db) * len(do) <= EXACT_LIMIT:
-            diffs = sorted(((o - b), pb * po) for b, pb in db for o, po in do)
-            rel_defined = all(b > 0 for b, _ in db)
-            rel = sorted(((o / b - 1.0), pb * po) for b, pb in db for o, po in do) if rel_defined else []
-            return Interval(
-                _quantile(diffs, alpha), _quantile(diffs, 1.0 - alpha),
-                _quantile(rel, alpha) if rel else None, _quantile(rel, 1.0 - alpha) if rel else None,
-                "exact",
-            )
-        # Too many support points to enumerate: draw the medians from their exact distributions.
-        rng = random.Random(seed)
-        mb = rng.choices([x for x, _ in db], weights=[w for _, w in db], k=resamples)
-        mo = rng.choices([x for x, _ in do], weights=[w for _, w in do], k=resamples)
-    else:
-        mb, mo = monte_carlo_medians(baseline, other, resamples=resamples, seed=seed)
-    return _interval_from_draws(mb, mo, alpha)
+    lo, hi = 1, MAX_PLANNED_RUNS  # detectable() falls as n grows: bisect for the first n that reaches change
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if detectable(sd, mid, mid, alpha, power) <= abs(change):
+            hi = mid
+        else:
+            lo = mid
+    return max(2, hi)
 
 
-def monte_carlo_medians(
-    baseline: Sequence[float], other: Sequence[float], *, resamples: int = RESAMPLES, seed: int = SEED
-) -> tuple[list[float], list[float]]:
-    """The textbook bootstrap: B resamples of each side, their medians. Also the reference in tests."""
-    rng = random.Random(seed)
-    nb, no = len(baseline), len(other)
-    mb = [median(rng.choices(baseline, k=nb)) or 0.0 for _ in range(resamples)]
-    mo = [median(rng.choices(other, k=no)) or 0.0 for _ in range(resamples)]
-    return mb, mo
+@dataclass(frozen=True)
+class Decision:
+    verdict: Verdict
+    # Why a verdict is not decided, in plain words (None when decided).
+    undecided_reason: str | None
+    p_value: float | None
 
 
-def _interval_from_draws(mb: list[float], mo: list[float], alpha: float) -> Interval:
-    diffs = sorted(o - b for b, o in zip(mb, mo, strict=True))
-    k = len(diffs)
-
-    def q(xs: list[float], frac: float) -> float:
-        return xs[min(k - 1, max(0, math.ceil(frac * k) - 1))]
-
-    rel: list[float] = []
-    if all(b > 0 for b in mb):
-        rel = sorted(o / b - 1.0 for b, o in zip(mb, mo, strict=True))
-    return Interval(q(diffs, alpha), q(diffs, 1 - alpha), q(rel, alpha) if rel else None,
-                    q(rel, 1 - alpha) if rel else None, "monte_carlo")
-
-
-def verdict(interval: Interval | None, direction: Direction, *, n_baseline: int, n_other: int) -> Verdict:
-    if n_baseline == 0 or n_other == 0:
-        return "no_data"
-    if n_baseline < 2 or n_other < 2 or interval is None:
-        return "single_run"
-    if interval.diff_low > 0:
-        moved = "increased"
-    elif interval.diff_high < 0:
-        moved = "decreased"
-    else:
-        return "within_noise"
+def _moved(estimate: float, direction: Direction) -> Verdict:
+    up = estimate > 0
     if direction == "neutral":
-        return moved  # type: ignore[return-value]
-    good = (moved == "increased") == (direction == "higher_is_better")
-    return "better" if good else "worse"
+        return "increased" if up else "decreased"
+    return "better" if up == (direction == "higher_is_better") else "worse"
 
 
-def noise_floor(values: Sequence[float]) -> float | None:
-    """A/A: the largest |relative change| in the 95% interval of the runs against themselves."""
-    if len(values) < 2:
-        return None
-    iv = bootstrap_interval(values, values)
-    if iv is None or iv.rel_low is None or iv.rel_high is None:
-        return None
-    return max(abs(iv.rel_low), abs(iv.rel_high))
+def decide(baseline: Sequence[float], other: Sequence[float], direction: Direction, *,
+           margin: float = MARGINS["throughput"], alpha: float = ALPHA) -> Decision:
+    """The verdict of `other` against `baseline` at level alpha, and what would decide it when it is not decided.
+
+    Cheap (no quantiles): simulations call it tens of thousands of times; plan() says what would decide.
+    """
+    nb, no = len(baseline), len(other)
+    if nb == 0 or no == 0:
+        return Decision("no_data", None, None)
+    w = welch(baseline, other)
+    if w is None:
+        return Decision("not_decided", "one run on a side gives no noise estimate; 2 or more runs a side can decide",
+                        None)
+    p = w.p_two_sided()
+    if p < alpha:
+        return Decision(_moved(w.estimate, direction), None, p)
+    # Equivalence: two one-sided tests against +-margin, each at alpha.
+    if w.se == 0:  # p >= alpha with no noise at all: both sides hold one same value
+        return Decision("equivalent", None, p)
+    m = w.from_rel(margin)
+    if m is not None and max(t_sf((w.estimate + m) / w.se, w.df), t_sf((m - w.estimate) / w.se, w.df)) < alpha:
+        return Decision("equivalent", None, p)
+    reason = "the change is within what these runs can tell from noise"
+    if m is not None and w.se > 0 and abs(w.estimate) < m:
+        reason += ", and too few to show it is smaller than the smallest meaningful change"
+    return Decision("not_decided", reason, p)
+
+
+def plan(w: Welch, alpha: float = ALPHA) -> tuple[float | None, int | None]:
+    """(the smallest change these run counts detect here, about how many more runs a side would decide the
+    observed change): what a not-decided cell says would decide it."""
+    det = w.to_rel(detectable(w.sd, w.n_baseline, w.n_other, alpha))
+    need = runs_to_decide(w.sd, w.estimate, alpha)
+    return det, None if need is None else max(1, need - min(w.n_baseline, w.n_other))
+
+
+# -- one metric, one experiment against the baseline -------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """One metric, one experiment against the baseline."""
-
     baseline: Describe
     other: Describe
     delta_abs: float | None
     delta_rel: float | None
     interval: Interval | None
     verdict: Verdict
+    undecided_reason: str | None
+    detectable: float | None
+    runs_needed: int | None
 
 
-def compare(baseline: Sequence[float], other: Sequence[float], direction: Direction) -> Comparison:
+def compare(baseline: Sequence[float], other: Sequence[float], direction: Direction, *,
+            margin: float = MARGINS["throughput"], alpha: float = ALPHA) -> Comparison:
     b, o = describe(baseline), describe(other)
-    iv = bootstrap_interval(baseline, other)
+    d = decide(baseline, other, direction, margin=margin, alpha=alpha)
+    w = welch(baseline, other)
+    iv = interval(w, b.median, 1.0 - alpha) if w is not None else None
+    det, more = plan(w, alpha) if w is not None else (None, None)
+    if d.verdict != "not_decided":
+        more = None  # decided cells still say what these run counts can see, not what would decide them
     delta_abs = None if b.median is None or o.median is None else o.median - b.median
-    return Comparison(b, o, delta_abs, relative_change(b.median, o.median), iv,
-                      verdict(iv, direction, n_baseline=b.n, n_other=o.n))
+    return Comparison(b, o, delta_abs, relative_change(b.median, o.median), iv, d.verdict, d.undecided_reason,
+                      det, more)
+
+
+def noise_floor(values: Sequence[float], n: int | None = None) -> float | None:
+    """A/A: the smallest change (a fraction) that n vs n runs of this noise detect (n = len(values) by default)."""
+    if len(values) < 2:
+        return None
+    w = welch(values, values)
+    if w is None:
+        return None
+    k = n or len(values)
+    return w.to_rel(detectable(w.sd, k, k))
+
+
+# -- repeat until decided ------------------------------------------------------------------------------
+
+MAX_LOOKS = 100
+
+
+def look_alpha(look: int, looks: int, alpha: float = ALPHA) -> float:
+    """The level of one look of a sequential design that looks `looks` times (after each run of
+    `perflab-agent run --repeat auto`): alpha spent evenly across the planned looks. The chance that any
+    look calls an A/A pair better/worse is at most the sum of the looks' levels (Bonferroni), so the
+    whole design keeps the stated false-positive rate however the looks are correlated."""
+    if not 1 <= look <= looks <= MAX_LOOKS:
+        raise ValueError(f"look must be in 1..looks and looks at most {MAX_LOOKS}")
+    return alpha / looks
 
 
 def is_significant(v: Verdict) -> bool:
     return v in ("better", "worse", "increased", "decreased")
+
+
+# -- the shape of one side's runs ----------------------------------------------------------------------
+
+# A run is an outlier when it sits this many scaled MADs from the median of its siblings...
+OUTLIER_Z = 3.5
+# ...and at least this far from it (relative): identical runs plus one 0.5% off are not worth a flag.
+OUTLIER_MIN_REL = 0.02
+
+
+def outliers(values: Sequence[float]) -> list[int]:
+    """Indexes of runs far from their siblings (modified z-score of the median absolute deviation); needs 3 runs."""
+    if len(values) < 3:
+        return []
+    out = []
+    for i, v in enumerate(values):
+        rest = [x for j, x in enumerate(values) if j != i]
+        med = median(rest)
+        assert med is not None
+        mad = median([abs(x - med) for x in rest]) or 0.0
+        far = abs(v - med)
+        if far <= OUTLIER_MIN_REL * abs(med) or far == 0:
+            continue
+        if mad == 0 or far / (1.4826 * mad) > OUTLIER_Z:
+            out.append(i)
+    # Half the runs cannot all be outliers: that is a spread, not a stray run.
+    return out if len(out) * 2 < len(values) else []
+
+
+def two_mode(values: Sequence[float]) -> bool:
+    """The runs fall in two groups (at least 2 runs each) separated by more than 3 times either group's range
+    and by 2% or more: a bimodal setup (CPU placement, cache state) that a mean or median hides."""
+    s = sorted(values)
+    if len(s) < 4:
+        return False
+    gap, at = max((s[i + 1] - s[i], i + 1) for i in range(len(s) - 1))
+    low, high = s[:at], s[at:]
+    if len(low) < 2 or len(high) < 2:
+        return False
+    spread = max(low[-1] - low[0], high[-1] - high[0])
+    return gap > 3 * spread and gap >= OUTLIER_MIN_REL * abs(s[len(s) // 2])

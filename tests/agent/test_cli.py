@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.agent.fakeserver import FakeServer
 from tests.agent.helpers import AGENTS, PY36, ROOT, run_agent
@@ -113,41 +114,61 @@ def test_compare_as_json_markdown_and_table(server: FakeServer) -> None:
     assert table.splitlines()[0].split() == ["metric", "direct", "(baseline,", "3", "runs)", "default", "(3", "runs)"]
 
 
-# What the server answers (abridged): default is slower beyond noise, its p99 within noise; broken has no
+# What the server answers (abridged): default is decided slower, its p99 not decided; broken has no
 # valid run (every response was an error).
 GATE = {"baseline": "direct", "experiments": ["direct", "default", "broken"], "metrics": [
     {"key": "wrk.requests_per_sec", "direction": "higher_is_better",
      "values": {"direct": 12789.39, "default": 6713.8, "broken": None}, "runs": {"direct": 3, "default": 3, "broken": 0},
      "delta_pct": {"direct": 0.0, "default": -47.5, "broken": None},
-     "verdict": {"direct": "within_noise", "default": "worse", "broken": "invalid"}},
+     "verdict": {"direct": "equivalent", "default": "worse", "broken": "invalid"}},
     {"key": "wrk.latency_percentiles_ms.99", "direction": "lower_is_better",
      "values": {"direct": 470.0, "default": 480.0, "broken": None}, "runs": {"direct": 3, "default": 3, "broken": 0},
      "delta_pct": {"direct": 0.0, "default": 2.1, "broken": None},
-     "verdict": {"direct": "within_noise", "default": "within_noise", "broken": "invalid"}}],
+     "verdict": {"direct": "equivalent", "default": "not_decided", "broken": "invalid"},
+     "undecided_reason": {"direct": None, "default": "the change is within what these runs can tell from noise",
+                          "broken": None},
+     "detectable_pct": {"direct": 6.2, "default": 9.8, "broken": None},
+     "runs_needed": {"direct": None, "default": 14, "broken": None}}],
     "columns": [{"name": "direct", "runs": [{"included": True}] * 3},
                 {"name": "default", "runs": [{"included": True}] * 3},
                 {"name": "broken", "runs": [{"included": False}]}]}
 
 
-def test_the_ci_gate_exits_3_when_a_chosen_metric_is_worse_beyond_noise(server: FakeServer) -> None:
+def _without(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    out = json.loads(json.dumps(doc))
+    out["experiments"].remove(name)
+    out["columns"] = [c for c in out["columns"] if c["name"] != name]
+    return out
+
+
+def test_the_ci_gate_exits_3_only_on_a_decided_worse_and_4_on_what_it_could_not_judge(server: FakeServer) -> None:
     server.compare_response = GATE
     base = ["compare", "--project", "demo", "--baseline", "direct", "default", "broken", "--fail-on", "worse"]
     worse = run_agent(server.url, server.token, *base)
     assert worse.returncode == 3, worse.stderr
-    assert "FAIL default: wrk.requests_per_sec is worse than direct beyond noise (-47.5%, 3 runs vs 3)" in worse.stderr
-    assert "FAIL broken: wrk.requests_per_sec not judged: no valid run" in worse.stderr
+    assert "FAIL default: wrk.requests_per_sec is worse than direct (-47.5%, 3 runs vs 3)" in worse.stderr
+    assert "NOT JUDGED broken: wrk.requests_per_sec not judged: no valid run" in worse.stderr
     assert "broken (0 runs, 1 invalid left out)" in worse.stdout
-    # A candidate with no valid run was not measured: it fails the gate too, not only a worse one.
+    # A candidate with no valid run was not measured: never a pass, and not "worse" either (exit 4).
     p99_broken = run_agent(server.url, server.token, *base, "--metric", "latency_percentiles_ms.99", "--format", "json")
-    assert p99_broken.returncode == 3, p99_broken.stderr
+    assert p99_broken.returncode == 4, p99_broken.stderr
     assert json.loads(p99_broken.stdout) == GATE
     assert "FAIL default" not in p99_broken.stderr
-    server.compare_response = without_broken = json.loads(json.dumps(GATE))
-    without_broken["experiments"].remove("broken")
-    without_broken["columns"].pop()
-    p99_only = run_agent(server.url, server.token, "compare", "--project", "demo", "--baseline", "direct", "default",
-                         "--fail-on", "worse", "--metric", "latency_percentiles_ms.99")
+    # Not decided passes `--fail-on worse` loudly, with what would decide it, and fails `worse,undecided`.
+    server.compare_response = _without(GATE, "broken")
+    p99 = ["compare", "--project", "demo", "--baseline", "direct", "default", "--metric", "latency_percentiles_ms.99"]
+    p99_only = run_agent(server.url, server.token, *p99, "--fail-on", "worse", "--format", "markdown")
     assert p99_only.returncode == 0, p99_only.stderr
+    assert ("NOT DECIDED default: wrk.latency_percentiles_ms.99 not decided (+2.1%): 3 vs 3 runs detect about "
+            "±9.8%; ~14 more runs a side would decide") in p99_only.stderr
+    assert "**CI gate passed** (exit 0)" in p99_only.stdout
+    assert "? not decided (3 vs 3 runs detect about ±9.8%; ~14 more runs a side would decide)" in p99_only.stdout
+    strict = run_agent(server.url, server.token, *p99, "--fail-on", "worse,undecided", "--format", "markdown")
+    assert strict.returncode == 4, strict.stderr
+    assert "**CI gate failed: not decided** (exit 4)" in strict.stdout
+    assert "FAIL default: wrk.latency_percentiles_ms.99 not decided" in strict.stderr
+    bad = run_agent(server.url, server.token, *p99, "--fail-on", "worse,maybe")
+    assert bad.returncode == 2 and "--fail-on takes worse and/or undecided" in bad.stderr
     server.compare_response = GATE
     unknown = run_agent(server.url, server.token, *base, "--metric", "wrk.p99.9")
     assert unknown.returncode == 2 and "no metric 'wrk.p99.9'" in unknown.stderr
@@ -155,6 +176,27 @@ def test_the_ci_gate_exits_3_when_a_chosen_metric_is_worse_beyond_noise(server: 
     assert run_agent(server.url, server.token, *base[:-2]).returncode == 0
     included = run_agent(server.url, server.token, *base, "--include-invalid")
     assert included.returncode == 3 and server.compare_queries[-1]["include_invalid"] == ["true"]
+
+
+def test_the_ci_gate_never_passes_a_candidate_it_did_not_judge(server: FakeServer) -> None:
+    """Issue 21: no run, only a still-running run, or a single run 50% worse used to exit 0."""
+    rps = {"key": "wrk.requests_per_sec", "direction": "higher_is_better", "values": {"direct": 12789.39},
+           "delta_pct": {"direct": 0.0}}
+    cases = {
+        # The candidate has no run, or only a running one (no finished wrk result): the server has no value.
+        "no run": ({"direct": 3, "pr": 0}, {"direct": "equivalent", "pr": "no_data"}, None),
+        # One run 50% worse: no noise estimate, so not decided; it must not pass.
+        "one run": ({"direct": 3, "pr": 1}, {"direct": "equivalent", "pr": "not_decided"}, -50.0),
+    }
+    for what, (runs, verdict, delta) in cases.items():
+        server.compare_response = {"baseline": "direct", "experiments": ["direct", "pr"], "metrics": [
+            dict(rps, runs=runs, verdict=verdict, values={"direct": 12789.39, "pr": None if delta is None else 6400.0},
+                 delta_pct={"direct": 0.0, "pr": delta})]}
+        gate = run_agent(server.url, server.token, "compare", "--project", "demo", "--baseline", "direct", "pr",
+                         "--fail-on", "worse", "--metric", "requests_per_sec")
+        assert gate.returncode == 4, (what, gate.stderr)
+        assert "NOT JUDGED pr: wrk.requests_per_sec not judged" in gate.stderr, what
+    assert "one run gives no noise estimate (-50.0%, 1 runs vs 3)" in gate.stderr
 
 
 def test_usage_errors_exit_2_without_contacting_the_server(server: FakeServer, tmp_path: Path) -> None:

@@ -174,3 +174,40 @@ def test_the_token_never_leaves_in_the_hypothesis_even_url_encoded(server: FakeS
     [run_id] = list(server.runs)
     assert server.runs[run_id]["created"]["hypothesis"] == "as in curl -d t=[REDACTED] and [REDACTED]"
     assert [line[2] for line in server.lines(run_id, "load")] == ["[REDACTED]"]
+
+
+def _verdict_doc(verdict: str) -> dict[str, object]:
+    exp = "proxy_buffers 4 128k"
+    return {"baseline": "direct", "experiments": ["direct", exp], "metrics": [
+        {"key": "wrk.requests_per_sec", "direction": "higher_is_better", "values": {"direct": 12000.0, exp: 9000.0},
+         "runs": {"direct": 3, exp: 2}, "delta_pct": {"direct": 0.0, exp: -25.0},
+         "verdict": {"direct": "equivalent", exp: verdict}, "undecided_reason": {},
+         "detectable_pct": {"direct": 6.0, exp: 31.5}, "runs_needed": {"direct": None, exp: 4}}]}
+
+
+def test_repeat_auto_runs_until_the_server_decides_or_max(server: FakeServer, tmp_path: Path) -> None:
+    load = "print('Requests/sec: 9000.00', flush=True)"
+    auto = ["--repeat", "auto", "--against", "direct", "--wait-timeout", "1", "--", PY36, "-c", load]
+    # Decided at the first look (after 2 runs): it stops there and says so.
+    server.compare_response = _verdict_doc("worse")
+    decided = run_agent(server.url, server.token, *_run_args(tmp_path, "--max", "6", *auto))
+    assert decided.returncode == 0, decided.stderr
+    assert "decided after 2 runs: wrk.requests_per_sec worse (-25.0%) against 'direct'" in decided.stderr + \
+        decided.stdout
+    assert len(server.runs) == 2
+    # Each look names itself and the planned looks, so the server spends the false-positive rate across them.
+    assert [(q["look"], q["looks"], q["baseline"], q["experiments"]) for q in server.compare_queries] == [
+        (["1"], ["5"], ["direct"], ["proxy_buffers 4 128k"])]
+    # Never decided: it stops at --max and says what would decide.
+    server.compare_response = _verdict_doc("not_decided")
+    server.compare_queries.clear()
+    undecided = run_agent(server.url, server.token, *_run_args(tmp_path, "--max", "3", *auto))
+    assert undecided.returncode == 0, undecided.stderr
+    out = undecided.stderr + undecided.stdout
+    assert "not decided after 3 runs (--max 3)" in out and "about 4 more a side would decide" in out
+    assert len(server.runs) == 5
+    assert [q["look"] for q in server.compare_queries] == [["1"], ["2"]]
+    assert sorted(r["label"] for r in list(server.runs.values())[2:]) == ["run 1, auto", "run 2, auto", "run 3, auto"]
+    # --repeat auto without a baseline is a usage error.
+    bad = run_agent(server.url, server.token, *_run_args(tmp_path, "--repeat", "auto", "--", PY36, "-c", load))
+    assert bad.returncode == 2 and "--repeat auto needs --against" in bad.stderr

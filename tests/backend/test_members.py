@@ -36,6 +36,7 @@ OWNER_ROUTES = {
     ("DELETE", "/api/projects/{slug}/members/{user_id}"),
     ("GET", "/api/projects/{slug}/webhooks"), ("POST", "/api/projects/{slug}/webhooks"),
     ("GET", "/api/webhooks/{webhook_id}/deliveries"), ("DELETE", "/api/webhooks/{webhook_id}"),
+    ("PUT", "/api/projects/{slug}/verdict-settings"),
 }
 WRITE_GETS: set[tuple[str, str]] = set()
 READ_POSTS: set[tuple[str, str]] = set()
@@ -139,6 +140,8 @@ def _extra(path: str, objects: dict[str, str]) -> dict[str, Any]:
         return {"other": objects["profile_id"]}
     if path.endswith("/trend"):
         return {"metric": "wrk.requests_per_sec"}
+    if path.endswith("/noise"):
+        return {"experiment": "default"}
     return {}
 
 

@@ -47,7 +47,8 @@ def test_the_cli_contract_carries_medians_run_counts_deltas_and_verdicts(
     assert doc["baseline"] == "direct"
     assert doc["experiments"] == ["direct", *OTHERS]
     rps = next(m for m in doc["metrics"] if m["key"] == "wrk.requests_per_sec")
-    assert set(rps) == {"key", "direction", "values", "runs", "delta_pct", "verdict"}
+    assert set(rps) == {"key", "direction", "values", "runs", "delta_pct", "verdict", "undecided_reason",
+                        "detectable_pct", "runs_needed"}
     assert rps["direction"] == "higher_is_better"
     assert rps["values"]["direct"] == statistics.median(_rps("direct"))
     assert rps["values"]["default"] == statistics.median(_rps("default"))
@@ -55,8 +56,12 @@ def test_the_cli_contract_carries_medians_run_counts_deltas_and_verdicts(
     # DESIGN.md: going through nginx with the default buffers costs about half the throughput.
     assert -50 < rps["delta_pct"]["default"] < -45
     assert rps["delta_pct"]["default"] == round((6713.80 / 12789.39 - 1) * 100, 1)
-    assert rps["verdict"] == {"direct": "within_noise", "default": "worse", "buffers-128x4k": "worse",
-                              "buffers-4x128k": "within_noise"}
+    assert rps["verdict"] == {"direct": "equivalent", "default": "worse", "buffers-128x4k": "worse",
+                              "buffers-4x128k": "not_decided"}
+    # Not decided says why and what would decide it; a decided verdict needs no more runs.
+    assert "noise" in rps["undecided_reason"]["buffers-4x128k"]
+    assert 3 < rps["detectable_pct"]["buffers-4x128k"] < 20
+    assert rps["undecided_reason"]["default"] is None and rps["runs_needed"]["default"] is None
     keys = [m["key"] for m in doc["metrics"]]
     assert keys[:4] == [f"wrk.latency_percentiles_ms.{p}" for p in ("50", "75", "90", "99")]
     assert {"wrk.latency_ms.avg", "wrk.latency_ms.stdev", "wrk.latency_ms.max", "wrk.transfer_per_sec_bytes",
@@ -70,12 +75,13 @@ def test_result_cells_show_median_spread_interval_and_the_method(client: TestCli
     cell = _row(doc, "wrk.requests_per_sec")["cells"]["default"]
     assert (cell["min"], cell["max"], cell["n"]) == (min(_rps("default")), max(_rps("default")), 3)
     assert sorted(cell["values"]) == sorted(_rps("default"))
-    # With 3 runs each the 95% interval spans the worst to the best pairing of the two ranges.
-    assert cell["ci_low_pct"] == round((5627.00 / 12889.53 - 1) * 100, 1)
-    assert cell["ci_high_pct"] == round((7004.94 / 11976.15 - 1) * 100, 1)
+    # The 95% interval of the ratio (Welch on log values) holds the -47% and excludes no change.
+    assert cell["ci_low_pct"] < -47 < cell["ci_high_pct"] < -30
     assert cell["noise_floor_pct"] is not None and cell["noise_floor_pct"] > 0
-    assert doc["method"]["name"] == "percentile bootstrap of the difference of medians"
-    assert doc["method"]["resamples"] == 2000 and doc["method"]["confidence"] == 0.95
+    assert cell["detectable_pct"] is not None and cell["margin_pct"] == 3.0
+    assert doc["method"]["name"].startswith("Welch's t-test on log values")
+    assert doc["method"]["alpha"] == 0.05 and doc["method"]["confidence"] == 0.95
+    assert doc["method"]["margins_pct"]["throughput"] == 3.0
     assert [c["name"] for c in doc["columns"]] == doc["experiments"]
     assert doc["columns"][0]["is_baseline"] and len(doc["columns"][1]["runs"]) == 3
 
@@ -106,16 +112,17 @@ def test_unknown_experiments_and_empty_selections_are_clear_errors(client: TestC
     assert r.status_code == 422 and r.json()["error"] == "validation_error"
 
 
-def test_a_single_run_says_it_has_no_noise_estimate(app: Any, client: TestClient, project: dict[str, Any]) -> None:
+def test_a_single_run_is_not_decided_and_says_why(app: Any, client: TestClient, project: dict[str, Any]) -> None:
     from tests.compare.investigation import load_with_testclient
 
     inv = load_with_testclient(app, client, project["slug"], experiments=("direct", "default"), runs=(1,))
     doc = _compare(client, inv.slug, experiments=["default"]).json()
     cell = _row(doc, "wrk.requests_per_sec")["cells"]["default"]
-    assert cell["verdict"] == "single_run" and cell["ci_low_pct"] is None and cell["n"] == 1
+    assert cell["verdict"] == "not_decided" and cell["ci_low_pct"] is None and cell["n"] == 1
+    assert "no noise estimate" in cell["undecided_reason"]
     assert cell["noise_floor_pct"] is None
     md = _compare(client, inv.slug, experiments=["default"], path="/markdown").text
-    assert "1 run: no noise estimate" in md
+    assert "not decided: one run on a side gives no noise estimate" in md
 
 
 def test_invalid_runs_are_flagged_on_the_cell_and_in_the_summary(

@@ -15,6 +15,7 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\0")
 CSV_HEADER = (
     "section", "role", "key", "label", "unit", "direction", "experiment", "is_baseline", "runs", "median", "min",
     "max", "delta_pct", "ci_low_pct", "ci_high_pct", "verdict", "noise_floor_pct", "flags",
+    "undecided_reason", "detectable_pct", "runs_needed", "run_values", "outlier_runs", "two_mode",
 )
 
 
@@ -30,9 +31,15 @@ def neutralise(value: Any) -> Any:
     return "'" + s if s.startswith(FORMULA_START) else s
 
 
+def _run_values(values: list[float | None]) -> str:
+    """Each run's value in run order, `;`-separated (empty where a run lacks it)."""
+    return ";".join("" if v is None else f"{v:g}" for v in values)
+
+
 def _cell_fields(cell: Cell) -> list[Any]:
     return [cell.n, cell.median, cell.min, cell.max, cell.delta_pct, cell.ci_low_pct, cell.ci_high_pct, cell.verdict,
-            cell.noise_floor_pct, " | ".join(cell.flags)]
+            cell.noise_floor_pct, " | ".join(cell.flags), cell.undecided_reason, cell.detectable_pct,
+            cell.runs_needed, _run_values(cell.values), ";".join(str(i + 1) for i in cell.outliers), cell.two_mode]
 
 
 def to_csv(reply: CompareReply) -> str:
@@ -62,8 +69,13 @@ def to_csv(reply: CompareReply) -> str:
                                                      ("seconds", sc.seconds, sc.seconds_delta_pct, sc.seconds_verdict)):
                     row("syscalls", table.role, f"strace.{table.process}.{sr.syscall}.{what}",
                         f"{sr.syscall} {what}", "s" if what == "seconds" else "calls", "neutral", name, name == base,
-                        sc.n, median, None, None, delta, None, None, verdict, None, "")
+                        sc.n, median, None, None, delta, None, None, verdict, None, "", *_syscall_why(sc, what))
     return buf.getvalue()
+
+
+def _syscall_why(sc: Any, what: str) -> list[Any]:
+    return [getattr(sc, f"{what}_undecided_reason"), getattr(sc, f"{what}_detectable_pct"),
+            getattr(sc, f"{what}_runs_needed"), "", "", ""]
 
 
 # -- Markdown -------------------------------------------------------------------------------------------
@@ -103,9 +115,19 @@ def fmt_delta(pct: float | None) -> str:
 
 
 VERDICT_WORDS = {
-    "better": "✅ better", "worse": "❌ worse", "within_noise": "≈ noise", "single_run": "1 run: no noise estimate",
+    "better": "✅ better", "worse": "❌ worse", "equivalent": "≈ equivalent", "not_decided": "? not decided",
     "increased": "up", "decreased": "down", "no_data": "no data", "invalid": "no valid run",
 }
+
+
+def undecided_text(cell: Cell, runs_base: int) -> str:
+    """"3 vs 3 runs detect about ±8.1%; ~4 more a side would decide": what would decide a not-decided cell."""
+    if cell.detectable_pct is None:
+        return cell.undecided_reason or "not decided"
+    text = f"{runs_base} vs {cell.n} runs detect about ±{cell.detectable_pct:.1f}%"
+    if cell.runs_needed is not None:
+        text += f"; ~{cell.runs_needed} more a side would decide"
+    return text
 
 
 def column_header(name: str, *, baseline: bool, runs: int, invalid: int) -> str:
@@ -132,14 +154,16 @@ def to_markdown(reply: CompareReply, *, link: str | None = None) -> str:
             if c.verdict == "invalid":
                 text = VERDICT_WORDS["invalid"]
             elif n != reply.baseline and c.median is not None:
-                text += f" ({fmt_delta(c.delta_pct)}, {VERDICT_WORDS[c.verdict]})"
+                why = f": {undecided_text(c, r.cells[reply.baseline].n)}" if c.verdict == "not_decided" else ""
+                text += f" ({fmt_delta(c.delta_pct)}, {VERDICT_WORDS[c.verdict]}{why})"
             if c.flags:
                 text += " ⚠"
             cells.append(text)
         lines.append("| " + " | ".join(cells) + " |")
     out = "\n".join(lines) + "\n\n"
     out += (f"Medians over the runs of each experiment, change against **{md_escape(reply.baseline)}**; verdicts from "
-            f"a {reply.method.confidence:.0%} {reply.method.name} (within noise: the interval contains 0).\n")
+            f"{reply.method.name} at a {1 - reply.method.confidence:.0%} false-positive rate (not decided: these runs "
+            f"cannot tell the change from noise; equivalent: provably inside the smallest meaningful change).\n")
     if reply.validity.summary:
         out += "\n⚠ Flagged runs:\n" + "".join(f"- {md_escape(s)}\n" for s in reply.validity.summary[:10])
         if len(reply.validity.summary) > 10:

@@ -1,9 +1,9 @@
-"""The result table: wrk figures per experiment, with medians, deltas against the baseline and noise verdicts."""
+"""The result table: wrk figures per experiment, with medians, deltas against the baseline and verdicts."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from perflab import stats
@@ -28,21 +28,33 @@ RESULT_METRICS: tuple[tuple[str, str, str, stats.Direction], ...] = (
 
 
 def cell(values: list[float | None], base: list[float] | None, direction: stats.Direction,
-          flags: list[str] | None = None) -> Cell:
+         flags: list[str] | None = None, *, key: str = "", margins: Mapping[str, float] | None = None,
+         alpha: float = stats.ALPHA) -> Cell:
+    """One experiment's cell; `base` is the baseline's values (None for the baseline column itself)."""
     present = [v for v in values if v is not None]
     d = stats.describe(present)
+    margin = stats.margin_for(key, margins)
+    at = [i for i, v in enumerate(values) if v is not None]
     cell = Cell(n=d.n, median=d.median, min=d.min, max=d.max, values=values,
-                noise_floor_pct=stats.pct(stats.noise_floor(present)), verdict="no_data", flags=flags or [])
+                noise_floor_pct=stats.pct(stats.noise_floor(present)), verdict="no_data", flags=flags or [],
+                margin_pct=stats.pct(margin, 2), outliers=[at[i] for i in stats.outliers(present)],
+                two_mode=stats.two_mode(present))
     if base is None:
-        # The baseline column: compared with itself it is "within noise" (or has no noise estimate).
+        # The baseline column against itself: no change, and its own noise says what n vs n runs can detect.
         cell.delta, cell.delta_pct = (0.0, 0.0) if d.n else (None, None)
-        cell.verdict = stats.verdict(stats.bootstrap_interval(present, present), direction,
-                                     n_baseline=d.n, n_other=d.n)
+        cell.detectable_pct = cell.noise_floor_pct
+        if d.n == 1:
+            cell.verdict, cell.undecided_reason = "not_decided", "one run: no noise estimate"
+        elif d.n:
+            cell.verdict = "equivalent"
         return cell
-    c = stats.compare(base, present, direction)
+    c = stats.compare(base, present, direction, margin=margin, alpha=alpha)
     cell.delta = c.delta_abs
     cell.delta_pct = stats.pct(c.delta_rel)
     cell.verdict = c.verdict
+    cell.undecided_reason = c.undecided_reason
+    cell.detectable_pct = stats.pct(c.detectable)
+    cell.runs_needed = c.runs_needed
     if c.interval is not None:
         cell.ci_low, cell.ci_high = c.interval.diff_low, c.interval.diff_high
         cell.ci_low_pct, cell.ci_high_pct = stats.pct(c.interval.rel_low), stats.pct(c.interval.rel_high)

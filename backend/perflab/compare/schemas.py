@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from perflab.findings.schemas import ExperimentFindings
 
 Direction = Literal["higher_is_better", "lower_is_better", "neutral"]
-Verdict = Literal["better", "worse", "within_noise", "single_run", "increased", "decreased", "no_data", "invalid"]
+# better/worse (or increased/decreased for neutral metrics) only when decided at the stated level;
+# equivalent when the change is provably inside the smallest meaningful change; not_decided otherwise,
+# with why and what would decide it (perflab.stats).
+Verdict = Literal["better", "worse", "equivalent", "not_decided", "increased", "decreased", "no_data", "invalid"]
 RunValidity = Literal["ok", "flagged", "invalid"]
+
+
+Family = Literal["throughput", "latency", "errors", "telemetry", "syscalls"]
+
+
+class VerdictSettingsRead(BaseModel):
+    """The smallest meaningful change per metric family (percent): a change provably inside it is "equivalent"."""
+
+    margins_pct: dict[Family, float]
+    defaults_pct: dict[Family, float]
+
+
+class VerdictSettingsUpdate(BaseModel):
+    """Families to change (percent, above 0 and at most 50), or null to go back to the default."""
+
+    margins_pct: dict[Family, Annotated[float, Field(gt=0, le=50)] | None]
 
 
 class MetricVerdict(BaseModel):
@@ -23,14 +42,23 @@ class MetricVerdict(BaseModel):
     runs: dict[str, int]
     delta_pct: dict[str, float | None]
     verdict: dict[str, Verdict]
+    # Why a verdict is not decided, the smallest change these run counts detect here (percent), and about how
+    # many more runs a side would decide a change of the observed size (per experiment, None where n/a).
+    undecided_reason: dict[str, str | None] = Field(default_factory=dict)
+    detectable_pct: dict[str, float | None] = Field(default_factory=dict)
+    runs_needed: dict[str, int | None] = Field(default_factory=dict)
 
 
 class StatsMethod(BaseModel):
     name: str
+    # The interval's level (1 - alpha) and the false-positive rate of better/worse in an A/A pair.
     confidence: float
-    resamples: int
-    seed: int
+    alpha: float
+    # Power behind detectable_pct and runs_needed.
+    power: float
     detail: str
+    # The smallest meaningful change per metric family (percent) behind "equivalent", as this project set it.
+    margins_pct: dict[str, float] = Field(default_factory=dict)
 
 
 class RunWarning(BaseModel):
@@ -84,6 +112,16 @@ class Cell(BaseModel):
     ci_low: float | None = None
     ci_high: float | None = None
     verdict: Verdict
+    # Why not decided (plain words), the smallest change these run counts detect here (percent, from the
+    # observed noise), about how many more runs a side would decide a change of the observed size.
+    undecided_reason: str | None = None
+    detectable_pct: float | None = None
+    runs_needed: int | None = None
+    # The smallest meaningful change (percent) that "equivalent" is judged against.
+    margin_pct: float | None = None
+    # Indexes into `values` of runs far from their siblings, and whether the runs fall in two separate groups.
+    outliers: list[int] = Field(default_factory=list)
+    two_mode: bool = False
     # Validity warnings of the runs behind this value: shown on the cell, never averaged away silently.
     flags: list[str] = Field(default_factory=list)
 
@@ -131,6 +169,12 @@ class SyscallCell(BaseModel):
     seconds_delta_pct: float | None = None
     calls_verdict: Verdict = "no_data"
     seconds_verdict: Verdict = "no_data"
+    calls_undecided_reason: str | None = None
+    calls_detectable_pct: float | None = None
+    calls_runs_needed: int | None = None
+    seconds_undecided_reason: str | None = None
+    seconds_detectable_pct: float | None = None
+    seconds_runs_needed: int | None = None
 
 
 class SyscallRow(BaseModel):
@@ -207,6 +251,29 @@ class OverlayMetric(BaseModel):
     unit: str
 
 
+class NoiseRow(BaseModel):
+    section: Literal["results", "telemetry"]
+    role: str | None
+    key: str
+    label: str
+    unit: str
+    # Runs of the experiment behind this metric, their median, and the run-to-run spread (percent).
+    n: int
+    median: float
+    spread_pct: float | None
+    # The smallest change n vs n runs of this setup detect (80% power, alpha 0.05), and with other run counts.
+    detectable_pct: float | None
+    detectable_by_runs: dict[int, float | None]
+
+
+class SetupNoise(BaseModel):
+    """From the repeated runs of one experiment: "this setup detects changes of X% or more with n runs"."""
+
+    experiment: str
+    runs: int
+    rows: list[NoiseRow]
+
+
 class CompareReply(BaseModel):
     # The CLI contract, first.
     baseline: str
@@ -229,6 +296,8 @@ class CompareReply(BaseModel):
     # Per experiment (baseline first): what the findings rules read, and what appeared or disappeared
     # against the baseline (perflab.findings).
     findings: list[ExperimentFindings] = Field(default_factory=list)
+    # The noise of the baseline's setup, per metric (and host role for telemetry).
+    noise: SetupNoise | None = None
 
 
 class OverlayLine(BaseModel):

@@ -13,10 +13,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from perflab import stats
+from perflab.compare import settings as verdict_settings
 from perflab.compare import validity
 from perflab.compare.changes import what_changed
+from perflab.compare.findings import for_experiments as findings_for
 from perflab.compare.loading import load
 from perflab.compare.movers import top_movers
+from perflab.compare.noise import setup_noise
 from perflab.compare.notes import notes_for
 from perflab.compare.results import cell, result_metrics, wrk_value
 from perflab.compare.schemas import (
@@ -31,12 +34,12 @@ from perflab.compare.schemas import (
 )
 from perflab.compare.selection import Selection, run_label
 from perflab.compare.telemetry import syscall_tables, telemetry_tables
-from perflab.findings import service as findings_service
 from perflab.findings.schemas import ExperimentFindings
 from perflab.profiles.models import Profile
 
 
-def compare(session: Session, *, sel: Selection) -> CompareReply:
+def compare(session: Session, *, sel: Selection, alpha: float = stats.ALPHA) -> CompareReply:
+    """The comparison; `alpha`, the level of the result table's verdicts, is lower at a sequential design's looks."""
     loaded = load(session, sel)
     exps = sel.experiments
     base = sel.baseline
@@ -90,14 +93,16 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
     # Every figure below is computed over the runs counted: invalid ones are out unless included.
     counted = sel.only(used)
 
-    # The result table.
+    # The result table. Margins: the smallest meaningful change per metric family, as this project set it.
+    margins = verdict_settings.margins(session, sel.project)
     results: list[ResultRow] = []
     for key, label, unit, direction in result_metrics(loaded, counted.run_ids):
         per_exp = {e.id: [wrk_value(loaded.wrk.get(r.id), key) for r in counted.runs.get(e.id, [])] for e in exps}
         base_vals = [v for v in per_exp[base.id] if v is not None]
         cells = {}
         for e in exps:
-            c = cell(per_exp[e.id], None if e.id == base.id else base_vals, direction, warnings_by_exp[e.id])
+            c = cell(per_exp[e.id], None if e.id == base.id else base_vals, direction, warnings_by_exp[e.id],
+                     key=key, margins=margins, alpha=alpha)
             c.invalid_runs = 0 if sel.include_invalid else invalid_by_exp[e.id]
             if c.n == 0 and c.invalid_runs:
                 c.verdict = "invalid"
@@ -115,27 +120,32 @@ def compare(session: Session, *, sel: Selection) -> CompareReply:
             runs={n: row.cells[n].n for n in names},
             delta_pct={n: row.cells[n].delta_pct for n in names},
             verdict={n: row.cells[n].verdict for n in names},
+            undecided_reason={n: row.cells[n].undecided_reason for n in names},
+            detectable_pct={n: row.cells[n].detectable_pct for n in names},
+            runs_needed={n: row.cells[n].runs_needed for n in names},
         )
         for row in results
     ]
 
-    telemetry, netqtop = telemetry_tables(counted, loaded)
-    syscalls = syscall_tables(counted, loaded)
+    telemetry, netqtop = telemetry_tables(counted, loaded, margins)
+    syscalls = syscall_tables(counted, loaded, margins)
     changes = what_changed(session, sel)
     movers = top_movers(counted, results, telemetry, netqtop, syscalls)
     notes = notes_for(session, sel=sel)
-    findings = findings_service.for_experiments(
+    findings = findings_for(
         session, experiments=[(e.name, sel.runs.get(e.id, [])) for e in exps], frozen_at=sel.frozen_at)
     overlay_metrics = [OverlayMetric(role=t.role, key=row.key, label=row.label, unit=row.unit)
                        for t in telemetry for row in t.rows]
     overlay_metrics += [OverlayMetric(role=row.role, key=row.key, label=row.label, unit=row.unit) for row in netqtop]
     return CompareReply(
         baseline=base.name, experiments=names, metrics=metrics, project=sel.project.slug,
-        method=StatsMethod(**stats.METHOD),  # type: ignore[arg-type]
+        method=StatsMethod.model_validate({**stats.METHOD, "alpha": alpha, "confidence": 1.0 - alpha,
+                                           "margins_pct": {k: round(v * 100.0, 2) for k, v in margins.items()}}),
         columns=columns, results=results,
         validity=Validity(summary=summary, flagged_runs=flagged_runs, invalid_runs=sum(invalid_by_exp.values()),
                           include_invalid=sel.include_invalid),
         telemetry=telemetry, syscalls=syscalls, netqtop=netqtop, changes=changes, top_movers=movers, notes=notes,
         overlay_metrics=overlay_metrics,
         findings=[ExperimentFindings.model_validate(f) for f in findings],
+        noise=setup_noise(base.name, results, telemetry),
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
+from collections.abc import Mapping
 
 from perflab import stats
 from perflab.compare.loading import PIDSTAT_ROWS, VMSTAT_ROWS, Loaded
@@ -24,7 +25,8 @@ def _key_order(key: str) -> tuple[int, str]:
     return (2, key)
 
 
-def telemetry_tables(sel: Selection, loaded: Loaded) -> tuple[list[RoleTelemetry], list[TelemetryRow]]:
+def telemetry_tables(sel: Selection, loaded: Loaded, margins: Mapping[str, float] | None = None
+                     ) -> tuple[list[RoleTelemetry], list[TelemetryRow]]:
     base = sel.baseline
     by_role: dict[str, list[TelemetryRow]] = defaultdict(list)
     netq: list[TelemetryRow] = []
@@ -32,7 +34,8 @@ def telemetry_tables(sel: Selection, loaded: Loaded) -> tuple[list[RoleTelemetry
         per_run = loaded.telemetry[(role, key)]
         per_exp = {e.id: [per_run.get(r.id) for r in sel.runs.get(e.id, [])] for e in sel.experiments}
         base_vals = [v for v in per_exp[base.id] if v is not None]
-        cells = {e.name: cell(per_exp[e.id], None if e.id == base.id else base_vals, "neutral")
+        cells = {e.name: cell(per_exp[e.id], None if e.id == base.id else base_vals, "neutral", key=key,
+                              margins=margins)
                  for e in sel.experiments}
         source, metric, label, unit = loaded.telemetry_meta[(role, key)]
         row = TelemetryRow(key=key, role=role, source=source, metric=metric, label=label, unit=unit,
@@ -47,7 +50,8 @@ def telemetry_tables(sel: Selection, loaded: Loaded) -> tuple[list[RoleTelemetry
 
 
 def _syscall_cell(
-    per_run: dict[uuid.UUID, dict[str, dict[str, float]]], runs: list[Run], base_runs: list[Run] | None, syscall: str
+    per_run: dict[uuid.UUID, dict[str, dict[str, float]]], runs: list[Run], base_runs: list[Run] | None, syscall: str,
+    margin: float,
 ) -> SyscallCell:
     """Medians over the runs that traced this process; a syscall missing from a run's table had 0 calls."""
 
@@ -59,34 +63,45 @@ def _syscall_cell(
     out = SyscallCell(n=len(calls), calls=stats.median(calls), seconds=stats.median(secs),
                       usecs_per_call=stats.median(upc), errors=stats.median(errs))
     if base_runs is not None:
-        cc = stats.compare(col(base_runs, "calls"), calls, "neutral")
-        cs = stats.compare(col(base_runs, "seconds"), secs, "neutral")
+        cc = stats.compare(col(base_runs, "calls"), calls, "neutral", margin=margin)
+        cs = stats.compare(col(base_runs, "seconds"), secs, "neutral", margin=margin)
         out.calls_delta_pct, out.seconds_delta_pct = stats.pct(cc.delta_rel), stats.pct(cs.delta_rel)
         out.calls_verdict, out.seconds_verdict = cc.verdict, cs.verdict
+        out.calls_undecided_reason, out.seconds_undecided_reason = cc.undecided_reason, cs.undecided_reason
+        out.calls_detectable_pct, out.seconds_detectable_pct = stats.pct(cc.detectable), stats.pct(cs.detectable)
+        out.calls_runs_needed, out.seconds_runs_needed = cc.runs_needed, cs.runs_needed
     elif calls:
         out.calls_delta_pct = out.seconds_delta_pct = 0.0
-        out.calls_verdict = out.seconds_verdict = "within_noise" if len(calls) > 1 else "single_run"
+        if len(calls) > 1:
+            out.calls_verdict = out.seconds_verdict = "equivalent"
+            out.calls_detectable_pct = stats.pct(stats.noise_floor(calls))
+            out.seconds_detectable_pct = stats.pct(stats.noise_floor(secs))
+        else:
+            out.calls_verdict = out.seconds_verdict = "not_decided"
+            out.calls_undecided_reason = out.seconds_undecided_reason = "one run: no noise estimate"
     return out
 
 
 def _syscall_cells(sel: Selection, per_run: dict[uuid.UUID, dict[str, dict[str, float]]],
-                   runs_with: dict[int, list[Run]], syscall: str) -> dict[str, SyscallCell]:
+                   runs_with: dict[int, list[Run]], syscall: str, margin: float) -> dict[str, SyscallCell]:
     base_runs = runs_with[sel.baseline.id]
-    return {e.name: _syscall_cell(per_run, runs_with[e.id], None if e.id == sel.baseline.id else base_runs, syscall)
+    return {e.name: _syscall_cell(per_run, runs_with[e.id], None if e.id == sel.baseline.id else base_runs, syscall,
+                                  margin)
             for e in sel.experiments}
 
 
-def syscall_tables(sel: Selection, loaded: Loaded) -> list[SyscallTable]:
+def syscall_tables(sel: Selection, loaded: Loaded, margins: Mapping[str, float] | None = None) -> list[SyscallTable]:
     base = sel.baseline
+    margin = stats.margin_for("strace.", margins)
     tables: list[SyscallTable] = []
     for (role, process), per_run in sorted(loaded.strace.items()):
         runs_with = {e.id: [r for r in sel.runs.get(e.id, []) if r.id in per_run] for e in sel.experiments}
         names = sorted({s for t in per_run.values() for s in t if s != "__total__"})
-        totals = _syscall_cells(sel, per_run, runs_with, "__total__")
+        totals = _syscall_cells(sel, per_run, runs_with, "__total__", margin)
         bt = totals[base.name]
         rows: list[SyscallRow] = []
         for name in names:
-            cells = _syscall_cells(sel, per_run, runs_with, name)
+            cells = _syscall_cells(sel, per_run, runs_with, name, margin)
             b = cells[base.name]
             score = 0.0
             texts: dict[str, str] = {}

@@ -19,7 +19,7 @@ from perflab import parsers
 from perflab.artifacts import service as artifacts_service
 from perflab.artifacts.models import Artifact
 from perflab.experiments.models import Experiment
-from perflab.findings.rules import PROFILE_FUNCTIONS, SEVERITY_ORDER, Finding, RunData, evaluate
+from perflab.findings.rules import PROFILE_FUNCTIONS, Finding, RunData, evaluate
 from perflab.hosts.models import Host
 from perflab.profiles.models import Profile, ProfileFunction
 from perflab.runs.models import Run, RunHost, Series, Summary
@@ -119,45 +119,3 @@ def use_checklist(session: Session, *, run: Run) -> list[dict[str, Any]]:
 
     data = run_data(session, run=run)
     return use.checklist(data, evaluate(data))
-
-
-def for_experiments(
-    session: Session, *, experiments: Sequence[tuple[str, Sequence[Run]]], frozen_at: datetime | None = None
-) -> list[dict[str, Any]]:
-    """Per experiment (baseline first): its findings merged over its runs, and what changed against the
-    baseline: a rule that fires in the experiment but not the baseline ``appeared``, the reverse
-    ``disappeared``.
-
-    A rule fires for an experiment when it fires in any of its runs; ``runs`` says in how many, so a
-    finding seen in 1 of 3 runs reads as the noise it may be. The representative finding is the first
-    run's that has it.
-    """
-    loaded = run_data_many(session, runs=[(r, name) for name, runs in experiments for r in runs],
-                           frozen_at=frozen_at)
-    out: list[dict[str, Any]] = []
-    for name, runs in experiments:
-        merged: dict[tuple[str, str], Finding] = {}
-        counts: dict[tuple[str, str], int] = {}
-        for run in runs:
-            seen: set[tuple[str, str]] = set()
-            for f in evaluate(loaded[run.id]):
-                key = (f["rule"], f["severity"])
-                if key in seen:
-                    continue
-                seen.add(key)
-                merged.setdefault(key, f)
-                counts[key] = counts.get(key, 0) + 1
-        findings = []
-        for key, f in merged.items():
-            findings.append({**f, "runs": counts[key], "of_runs": len(runs)})
-        findings.sort(key=lambda f: SEVERITY_ORDER[f["severity"]])
-        out.append({"experiment": name, "findings": findings, "appeared": [], "disappeared": []})
-    if out:
-        base_rules = {f["rule"] for f in out[0]["findings"]}
-        for entry in out[1:]:
-            rules = {f["rule"] for f in entry["findings"]}
-            entry["appeared"] = sorted(rules - base_rules)
-            entry["disappeared"] = sorted(base_rules - rules)
-    return out
-
-

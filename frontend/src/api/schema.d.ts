@@ -861,6 +861,27 @@ export interface paths {
         patch: operations["members-update_member"];
         trace?: never;
     };
+    "/api/projects/{slug}/noise": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Noise
+         * @description The noise of one experiment's setup from its repeated runs: per metric and host role, the smallest change
+         *     that n runs a side detect.
+         */
+        get: operations["compare-noise"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{slug}/notes": {
         parameters: {
             query?: never;
@@ -982,6 +1003,30 @@ export interface paths {
          */
         get: operations["trends-trend_metrics"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/verdict-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Verdict Settings
+         * @description The smallest meaningful change per metric family behind "equivalent" verdicts.
+         */
+        get: operations["compare-get_verdict_settings"];
+        /**
+         * Put Verdict Settings
+         * @description Owners only: change a family's smallest meaningful change (percent), or reset it with null.
+         */
+        put: operations["compare-put_verdict_settings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1324,6 +1369,8 @@ export interface components {
             delta?: number | null;
             /** Delta Pct */
             delta_pct?: number | null;
+            /** Detectable Pct */
+            detectable_pct?: number | null;
             /** Flags */
             flags?: string[];
             /**
@@ -1331,6 +1378,8 @@ export interface components {
              * @default 0
              */
             invalid_runs?: number;
+            /** Margin Pct */
+            margin_pct?: number | null;
             /** Max */
             max: number | null;
             /** Median */
@@ -1341,13 +1390,24 @@ export interface components {
             n: number;
             /** Noise Floor Pct */
             noise_floor_pct?: number | null;
+            /** Outliers */
+            outliers?: number[];
+            /** Runs Needed */
+            runs_needed?: number | null;
+            /**
+             * Two Mode
+             * @default false
+             */
+            two_mode?: boolean;
+            /** Undecided Reason */
+            undecided_reason?: string | null;
             /** Values */
             values: (number | null)[];
             /**
              * Verdict
              * @enum {string}
              */
-            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+            verdict: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
         };
         /** ChangePointMethod */
         ChangePointMethod: {
@@ -1398,6 +1458,7 @@ export interface components {
             metrics: components["schemas"]["MetricVerdict"][];
             /** Netqtop */
             netqtop: components["schemas"]["TelemetryRow"][];
+            noise?: components["schemas"]["SetupNoise"] | null;
             /** Notes */
             notes: components["schemas"]["NoteRef"][];
             /** Overlay Metrics */
@@ -2138,6 +2199,10 @@ export interface components {
             delta_pct: {
                 [key: string]: number | null;
             };
+            /** Detectable Pct */
+            detectable_pct?: {
+                [key: string]: number | null;
+            };
             /**
              * Direction
              * @enum {string}
@@ -2149,13 +2214,21 @@ export interface components {
             runs: {
                 [key: string]: number;
             };
+            /** Runs Needed */
+            runs_needed?: {
+                [key: string]: number | null;
+            };
+            /** Undecided Reason */
+            undecided_reason?: {
+                [key: string]: string | null;
+            };
             /** Values */
             values: {
                 [key: string]: number | null;
             };
             /** Verdict */
             verdict: {
-                [key: string]: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+                [key: string]: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
             };
         };
         /** Mover */
@@ -2187,7 +2260,35 @@ export interface components {
              * Verdict
              * @enum {string}
              */
-            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+            verdict: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
+        };
+        /** NoiseRow */
+        NoiseRow: {
+            /** Detectable By Runs */
+            detectable_by_runs: {
+                [key: string]: number | null;
+            };
+            /** Detectable Pct */
+            detectable_pct: number | null;
+            /** Key */
+            key: string;
+            /** Label */
+            label: string;
+            /** Median */
+            median: number;
+            /** N */
+            n: number;
+            /** Role */
+            role: string | null;
+            /**
+             * Section
+             * @enum {string}
+             */
+            section: "results" | "telemetry";
+            /** Spread Pct */
+            spread_pct: number | null;
+            /** Unit */
+            unit: string;
         };
         /** NoteCreate */
         NoteCreate: {
@@ -2850,6 +2951,18 @@ export interface components {
             /** Server Time */
             server_time: number;
         };
+        /**
+         * SetupNoise
+         * @description From the repeated runs of one experiment: "this setup detects changes of X% or more with n runs".
+         */
+        SetupNoise: {
+            /** Experiment */
+            experiment: string;
+            /** Rows */
+            rows: components["schemas"]["NoiseRow"][];
+            /** Runs */
+            runs: number;
+        };
         /** ShareLinkCreate */
         ShareLinkCreate: {
             /**
@@ -2974,16 +3087,20 @@ export interface components {
         };
         /** StatsMethod */
         StatsMethod: {
+            /** Alpha */
+            alpha: number;
             /** Confidence */
             confidence: number;
             /** Detail */
             detail: string;
+            /** Margins Pct */
+            margins_pct?: {
+                [key: string]: number;
+            };
             /** Name */
             name: string;
-            /** Resamples */
-            resamples: number;
-            /** Seed */
-            seed: number;
+            /** Power */
+            power: number;
         };
         /** StreamRead */
         StreamRead: {
@@ -3053,12 +3170,18 @@ export interface components {
             calls: number | null;
             /** Calls Delta Pct */
             calls_delta_pct?: number | null;
+            /** Calls Detectable Pct */
+            calls_detectable_pct?: number | null;
+            /** Calls Runs Needed */
+            calls_runs_needed?: number | null;
+            /** Calls Undecided Reason */
+            calls_undecided_reason?: string | null;
             /**
              * Calls Verdict
              * @default no_data
              * @enum {string}
              */
-            calls_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+            calls_verdict?: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
             /** Errors */
             errors: number | null;
             /** N */
@@ -3067,12 +3190,18 @@ export interface components {
             seconds: number | null;
             /** Seconds Delta Pct */
             seconds_delta_pct?: number | null;
+            /** Seconds Detectable Pct */
+            seconds_detectable_pct?: number | null;
+            /** Seconds Runs Needed */
+            seconds_runs_needed?: number | null;
+            /** Seconds Undecided Reason */
+            seconds_undecided_reason?: string | null;
             /**
              * Seconds Verdict
              * @default no_data
              * @enum {string}
              */
-            seconds_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+            seconds_verdict?: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
             /** Usecs Per Call */
             usecs_per_call: number | null;
         };
@@ -3399,6 +3528,30 @@ export interface components {
              * @default 1
              */
             socket_errors_pct?: number;
+        };
+        /**
+         * VerdictSettingsRead
+         * @description The smallest meaningful change per metric family (percent): a change provably inside it is "equivalent".
+         */
+        VerdictSettingsRead: {
+            /** Defaults Pct */
+            defaults_pct: {
+                [key: string]: number;
+            };
+            /** Margins Pct */
+            margins_pct: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * VerdictSettingsUpdate
+         * @description Families to change (percent, above 0 and at most 50), or null to go back to the default.
+         */
+        VerdictSettingsUpdate: {
+            /** Margins Pct */
+            margins_pct: {
+                [key: string]: number | null;
+            };
         };
         /**
          * ViewState
@@ -4794,6 +4947,10 @@ export interface operations {
     "compare-compare": {
         parameters: {
             query: {
+                /** @description a sequential design's look (perflab-agent run --repeat auto): verdicts at alpha / looks */
+                look?: number | null;
+                /** @description the design's planned looks */
+                looks?: number | null;
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
@@ -5426,6 +5583,41 @@ export interface operations {
             };
         };
     };
+    "compare-noise": {
+        parameters: {
+            query: {
+                /** @description experiment name or id */
+                experiment: string;
+                include_invalid?: boolean;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetupNoise"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "notes-list_notes": {
         parameters: {
             query?: {
@@ -5713,6 +5905,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TrendMetric"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "compare-get_verdict_settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerdictSettingsRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "compare-put_verdict_settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerdictSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerdictSettingsRead"];
                 };
             };
             /** @description Validation Error */

@@ -10,6 +10,7 @@ import {
   formatValue,
   parseOffset,
   toneClass,
+  undecidedText,
   verdictLabel,
 } from "./format";
 
@@ -19,7 +20,7 @@ const cell = (over: Partial<Cell>): Cell => ({
   min: 90,
   max: 110,
   values: [90, 100, 110],
-  verdict: "within_noise",
+  verdict: "not_decided",
   flags: [],
   ...over,
 });
@@ -51,15 +52,32 @@ describe("tone: good or bad for this metric", () => {
   it("follows the verdict when there are repeats", () => {
     expect(changeTone(cell({ verdict: "worse", delta_pct: -47.5 }), "higher_is_better")).toBe("worse");
     expect(changeTone(cell({ verdict: "better", delta_pct: -30 }), "lower_is_better")).toBe("better");
-    // A -2.6% inside the noise is not painted as a loss.
-    expect(changeTone(cell({ verdict: "within_noise", delta_pct: -2.6 }), "higher_is_better")).toBe("noise");
+    // A -2.6% these runs cannot tell from noise is not painted as a loss, nor an equivalent one.
+    expect(changeTone(cell({ verdict: "not_decided", delta_pct: -2.6 }), "higher_is_better")).toBe("noise");
+    expect(changeTone(cell({ verdict: "equivalent", delta_pct: 0.4 }), "higher_is_better")).toBe("noise");
   });
 
-  it("follows the metric's direction with a single run", () => {
-    const up = cell({ n: 1, verdict: "single_run", delta_pct: 171 });
-    expect(changeTone(up, "lower_is_better")).toBe("worse");
-    expect(changeTone(up, "higher_is_better")).toBe("better");
-    expect(changeTone(cell({ verdict: "single_run", delta_pct: 0 }), "higher_is_better")).toBe("neutral");
+  it("never paints an undecided single run as a win or a loss", () => {
+    const up = cell({ n: 1, verdict: "not_decided", delta_pct: 171 });
+    expect(changeTone(up, "lower_is_better")).toBe("noise");
+    expect(changeTone(up, "higher_is_better")).toBe("noise");
+  });
+
+  it("says what would decide a not-decided change", () => {
+    const c = cell({ verdict: "not_decided", detectable_pct: 9.84, runs_needed: 14 });
+    expect(undecidedText(c, 3)).toBe(
+      "3 vs 3 runs detect changes of about ±9.8% here; about 14 more runs a side would decide a change of this size.",
+    );
+    expect(undecidedText(cell({ verdict: "not_decided", detectable_pct: 4, runs_needed: null }), 3)).toMatch(
+      /no practical number of runs/,
+    );
+    expect(
+      undecidedText(
+        cell({ n: 1, verdict: "not_decided", undecided_reason: "one run on a side gives no noise estimate" }),
+        3,
+      ),
+    ).toBe("Not decided: one run on a side gives no noise estimate.");
+    expect(undecidedText(cell({ verdict: "worse" }), 3)).toBeNull();
   });
 
   it("never colours metrics without a good direction", () => {
@@ -73,8 +91,8 @@ describe("tone: good or bad for this metric", () => {
     expect(changeArrow(171)).toBe("↑");
     expect(changeArrow(-48.7)).toBe("↓");
     expect(changeArrow(0)).toBe("");
-    expect(verdictLabel("single_run")).toBe("1 run: no noise estimate");
-    expect(verdictLabel("within_noise")).toBe("within noise");
+    expect(verdictLabel("not_decided")).toBe("not decided");
+    expect(verdictLabel("equivalent")).toBe("equivalent");
   });
 });
 
@@ -91,7 +109,7 @@ describe("interval tooltip", () => {
     expect(formatInterval(c, "req/s", 0.95)).toBe(
       "95% CI of the change: -56.3% to -41.5% (-7,262.53 to -4,971.21).",
     );
-    expect(formatInterval(cell({ verdict: "single_run" }), "ms", 0.95)).toMatch(/no noise estimate/);
+    expect(formatInterval(cell({ n: 1, verdict: "not_decided" }), "ms", 0.95)).toMatch(/no noise estimate/);
   });
 });
 

@@ -1,7 +1,7 @@
 // How the comparison reads: values in the units engineers write (37.20ms, 12,722.92 req/s), changes
 // as `(+171%)`, and a tone per change that says good or bad for that metric. Colour is never alone:
 // every tone comes with an arrow and a word.
-import { deltaVerdict, formatBytes, formatDeltaPct, formatFixed, formatInt, isNum } from "@/lib/format";
+import { formatBytes, formatDeltaPct, formatFixed, formatInt, isNum } from "@/lib/format";
 import type { Cell, Direction, Verdict } from "./api";
 
 const EMPTY = "—";
@@ -40,8 +40,8 @@ export function formatChange(pct: number | null | undefined): string {
 export type Tone = "better" | "worse" | "noise" | "neutral";
 
 /**
- * Good or bad for this metric. A verdict from repeats wins (within noise is not coloured as a win);
- * with one run there is no verdict, so the direction of the metric decides, and the chip says why.
+ * Good or bad for this metric. A decided verdict wins; an equivalent or not-decided change is never
+ * coloured as a win or a loss (the chip says it is not decided, and why).
  */
 export function changeTone(cell: Pick<Cell, "verdict" | "delta_pct">, direction: Direction): Tone {
   if (direction === "neutral") return "neutral";
@@ -50,12 +50,9 @@ export function changeTone(cell: Pick<Cell, "verdict" | "delta_pct">, direction:
       return "better";
     case "worse":
       return "worse";
-    case "within_noise":
+    case "equivalent":
+    case "not_decided":
       return "noise";
-    case "single_run": {
-      const v = deltaVerdict(cell.delta_pct, direction);
-      return v === "unchanged" ? "neutral" : v;
-    }
     default:
       return "neutral";
   }
@@ -75,8 +72,8 @@ export function changeArrow(pct: number | null | undefined): string {
 const VERDICT_WORDS: Record<Verdict, string> = {
   better: "better",
   worse: "worse",
-  within_noise: "within noise",
-  single_run: "1 run: no noise estimate",
+  equivalent: "equivalent",
+  not_decided: "not decided",
   increased: "higher",
   decreased: "lower",
   no_data: "no data",
@@ -91,7 +88,8 @@ export function verdictLabel(verdict: Verdict): string {
 export function verdictIcon(verdict: Verdict): string {
   if (verdict === "better") return "✓";
   if (verdict === "worse") return "✗";
-  if (verdict === "within_noise") return "≈";
+  if (verdict === "equivalent") return "≈";
+  if (verdict === "not_decided") return "?";
   if (verdict === "increased") return "↑";
   if (verdict === "decreased") return "↓";
   return "";
@@ -100,7 +98,7 @@ export function verdictIcon(verdict: Verdict): string {
 /** The interval behind a verdict, for a tooltip: "95% CI of the change: -56.3% to -41.5%". */
 export function formatInterval(cell: Cell, unit: string, confidence: number): string {
   const level = `${Math.round(confidence * 100)}%`;
-  if (cell.verdict === "single_run") return "One run on a side: no noise estimate, no interval.";
+  if (!isNum(cell.ci_low_pct) && cell.n === 1) return "One run on a side: no noise estimate, no interval.";
   if (!isNum(cell.ci_low_pct) || !isNum(cell.ci_high_pct)) return "No interval for this value.";
   let text = `${level} CI of the change: ${formatDeltaPct(cell.ci_low_pct)} to ${formatDeltaPct(cell.ci_high_pct)}`;
   if (isNum(cell.ci_low) && isNum(cell.ci_high)) {
@@ -112,6 +110,26 @@ export function formatInterval(cell: Cell, unit: string, confidence: number): st
 function signed(v: number, unit: string): string {
   const body = formatValue(Math.abs(v), unit);
   return v < 0 ? `-${body}` : `+${body}`;
+}
+
+/**
+ * Why a change is not decided and what would decide it, in the words of the cell:
+ * "3 vs 3 runs detect changes of about ±9.8% here; about 14 more runs a side would decide a change of this size."
+ */
+export function undecidedText(
+  cell: Pick<Cell, "verdict" | "undecided_reason" | "detectable_pct" | "runs_needed" | "n">,
+  baselineRuns: number,
+): string | null {
+  if (cell.verdict !== "not_decided") return null;
+  if (!isNum(cell.detectable_pct))
+    return cell.undecided_reason ? `Not decided: ${cell.undecided_reason}.` : null;
+  let text = `${baselineRuns} vs ${cell.n} runs detect changes of about ±${formatFixed(cell.detectable_pct, 1)}% here`;
+  if (isNum(cell.runs_needed)) {
+    text += `; about ${cell.runs_needed} more run${cell.runs_needed === 1 ? "" : "s"} a side would decide a change of this size`;
+  } else {
+    text += "; no practical number of runs would decide a change this small";
+  }
+  return `${text}.`;
 }
 
 /** "min–max" of the runs behind a median, or null for one run. */

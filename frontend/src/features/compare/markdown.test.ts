@@ -21,7 +21,7 @@ const reply = {
           min: 1,
           max: 2,
           values: [],
-          verdict: "within_noise",
+          verdict: "equivalent",
           flags: ["steal"],
         },
         default: {
@@ -31,7 +31,8 @@ const reply = {
           max: 2,
           values: [],
           delta_pct: -47.5,
-          verdict: "single_run",
+          verdict: "not_decided",
+          undecided_reason: "one run on a side gives no noise estimate",
           flags: [],
         },
       },
@@ -42,7 +43,7 @@ const reply = {
       unit: "ms",
       direction: "lower_is_better",
       cells: {
-        direct: { n: 3, median: 13.72, min: 1, max: 2, values: [], verdict: "within_noise", flags: [] },
+        direct: { n: 3, median: 13.72, min: 1, max: 2, values: [], verdict: "equivalent", flags: [] },
         default: {
           n: 1,
           median: 37.2,
@@ -57,10 +58,10 @@ const reply = {
     },
   ],
   method: {
-    name: "percentile bootstrap of the difference of medians",
+    name: "Welch's t-test on log values, with a TOST equivalence test",
     confidence: 0.95,
-    resamples: 0,
-    seed: 0,
+    alpha: 0.05,
+    power: 0.8,
     detail: "",
   },
   validity: { summary: ["direct / run 1: CPU steal 11.2% on proxy (vmstat st)"], flagged_runs: 1 },
@@ -91,13 +92,27 @@ describe("comparisonMarkdown", () => {
     const lines = md.split("\n");
     expect(lines[0]).toBe("| metric | direct (baseline, 3 runs) | default (1 run) |");
     expect(lines[1]).toBe("|---|---:|---:|");
-    expect(lines[2]).toBe("| Requests/sec | 12,789.39 ⚠ | 6,713.80 (-47.5%, 1 run: no noise estimate) |");
+    expect(lines[2]).toBe(
+      "| Requests/sec | 12,789.39 ⚠ | 6,713.80 (-47.5%, ? not decided: one run on a side gives no noise estimate) |",
+    );
     expect(lines[3]).toBe("| p99 latency | 13.72ms | 37.20ms (+171%, ❌ worse) |");
-    expect(md).toContain("change against **direct**; verdicts from a 95% percentile bootstrap");
+    expect(md).toContain("change against **direct**; verdicts from Welch's t-test on log values");
+    expect(md).toContain("at a 5% false-positive rate");
     expect(md).toContain("- direct / run 1: CPU steal 11.2% on proxy (vmstat st)");
     expect(md).toContain("- default: `proxy_buffers` 8 4k -> 4 128k");
     expect(md.trimEnd().endsWith("[Open this comparison in perflab](https://perflab.example/c/abc123)")).toBe(
       true,
+    );
+  });
+
+  it("says how many runs would decide a not-decided change", () => {
+    const undecided = structuredClone(reply);
+    const cell = undecided.results[0]?.cells.default;
+    if (!cell) throw new Error("fixture has a default cell");
+    Object.assign(cell, { n: 3, detectable_pct: 9.84, runs_needed: 14 });
+    const md = comparisonMarkdown(undecided);
+    expect(md.split("\n")[2]).toContain(
+      "(-47.5%, ? not decided: 3 vs 3 runs detect about ±9.8%; ~14 more a side would decide)",
     );
   });
 

@@ -24,7 +24,8 @@ type MarkdownInput = Pick<
 const MD_VERDICTS: Partial<Record<string, string>> = {
   better: "✅ better",
   worse: "❌ worse",
-  within_noise: "≈ noise",
+  equivalent: "≈ equivalent",
+  not_decided: "? not decided",
   invalid: "no valid run",
 };
 
@@ -57,10 +58,17 @@ export function comparisonMarkdown(reply: MarkdownInput, link?: string | null): 
       }
       let text = c.median === null || c.median === undefined ? "-" : formatValue(c.median, row.unit);
       if (n !== reply.baseline && c.median !== null && c.median !== undefined) {
-        const parts = [
-          isNum(c.delta_pct) ? formatDeltaPct(c.delta_pct) : null,
-          MD_VERDICTS[c.verdict] ?? verdictLabel(c.verdict),
-        ];
+        let word = MD_VERDICTS[c.verdict] ?? verdictLabel(c.verdict);
+        if (c.verdict === "not_decided") {
+          const baseRuns = row.cells[reply.baseline]?.n ?? 0;
+          word += isNum(c.detectable_pct)
+            ? `: ${baseRuns} vs ${c.n} runs detect about ±${c.detectable_pct.toFixed(1)}%` +
+              (isNum(c.runs_needed) ? `; ~${c.runs_needed} more a side would decide` : "")
+            : c.undecided_reason
+              ? `: ${c.undecided_reason}`
+              : "";
+        }
+        const parts = [isNum(c.delta_pct) ? formatDeltaPct(c.delta_pct) : null, word];
         text += ` (${parts.filter(Boolean).join(", ")})`;
       }
       if (c.flags?.length) text += " ⚠";
@@ -71,8 +79,9 @@ export function comparisonMarkdown(reply: MarkdownInput, link?: string | null): 
   let out = `${lines.join("\n")}\n\n`;
   out +=
     `Medians over the runs of each experiment, change against **${mdEscape(reply.baseline)}**; ` +
-    `verdicts from a ${Math.round(reply.method.confidence * 100)}% ${mdEscape(reply.method.name)} ` +
-    "(within noise: the interval contains 0).\n";
+    `verdicts from ${mdEscape(reply.method.name)} at a ${Math.round((1 - reply.method.confidence) * 100)}% ` +
+    "false-positive rate (not decided: these runs cannot tell the change from noise; equivalent: provably inside " +
+    "the smallest meaningful change).\n";
   if (reply.validity.summary.length) {
     out += "\n⚠ Flagged runs:\n";
     for (const s of reply.validity.summary.slice(0, 10)) out += `- ${mdEscape(s)}\n`;

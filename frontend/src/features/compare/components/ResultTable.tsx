@@ -115,6 +115,8 @@ export function ResultTable({ reply, onBaseline }: Props) {
                     direction={row.direction}
                     isBaseline={c.is_baseline}
                     confidence={m.confidence}
+                    baselineRuns={row.cells[reply.baseline]?.n}
+                    runLabels={c.runs.filter((r) => r.included !== false).map((r) => r.label)}
                   />
                 ))}
               </tr>
@@ -124,9 +126,10 @@ export function ResultTable({ reply, onBaseline }: Props) {
       </div>
       <details className="cmp-method">
         <summary>
-          Method: {Math.round(m.confidence * 100)}% {m.name}; changes against{" "}
-          <strong>{reply.baseline}</strong>. Verdict <em>within noise</em> when the interval contains 0; one
-          run on a side gives no noise estimate.
+          Method: {m.name} at a {Math.round((1 - m.confidence) * 100)}% false-positive rate; changes against{" "}
+          <strong>{reply.baseline}</strong>. <em>Not decided</em> when these runs cannot tell the change from
+          noise (the cell says what would decide it); <em>equivalent</em> when it is provably smaller than the
+          smallest meaningful change.
         </summary>
         <p style={{ margin: "6px 0 0" }}>{m.detail}</p>
       </details>

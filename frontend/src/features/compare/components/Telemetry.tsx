@@ -151,6 +151,7 @@ export function SteadyStateTable({
                   direction={row.direction}
                   isBaseline={c.is_baseline}
                   confidence={reply.method.confidence}
+                  baselineRuns={row.cells[reply.baseline]?.n}
                   compact
                 />
               ))}

@@ -1,12 +1,12 @@
-// The noise verdict of a change as a chip: icon + word, with the interval behind it on hover.
+// The verdict of a change as a chip: icon + word, with the interval behind it on hover.
 import type { Verdict } from "../api";
 import { verdictIcon, verdictLabel } from "../format";
 
 const CLASS: Record<Verdict, string> = {
   better: "chip chip-better",
   worse: "chip chip-worse",
-  within_noise: "chip chip-noise",
-  single_run: "chip chip-single",
+  equivalent: "chip chip-noise",
+  not_decided: "chip chip-single",
   increased: "chip chip-neutral",
   decreased: "chip chip-neutral",
   no_data: "chip chip-neutral",
