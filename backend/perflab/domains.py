@@ -24,6 +24,7 @@ ROUTER_MODULES = (
     "perflab.profiles.router",
     "perflab.findings.router",
     "perflab.trends.router",
+    "perflab.trash.router",
 )
 
 CLI_MODULES = ("perflab.runs.cli", "perflab.profiles.cli", "perflab.demo")

@@ -32,6 +32,7 @@ from perflab.middleware import (
     SecurityHeadersMiddleware,
 )
 from perflab.schemas_base import check_params
+from perflab.trash import service as trash_service
 
 log = logging.getLogger(__name__)
 
@@ -87,10 +88,13 @@ def frontend_dist() -> Path | None:
 async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     # Periodic upkeep that no request triggers: runs whose agent died end `partial` (ingest/sweep.py).
     task = asyncio.create_task(sweep.sweep_forever(get_settings().run_silence_s))
+    # What has been in a project's trash for 30 days is purged (trash/service.py).
+    purge = asyncio.create_task(trash_service.purge_forever())
     try:
         yield
     finally:
         task.cancel()
+        purge.cancel()
 
 
 def create_app() -> FastAPI:

@@ -22,7 +22,9 @@ def trend(
     project: ReadableProject, db: SessionDep,
     metric: Annotated[str, Query(min_length=1, max_length=400, description="a key from /trend/metrics")],
     alpha: Annotated[float, Query(gt=0, le=0.2, description="change-point significance level")] = changepoints.ALPHA,
+    include_archived: bool = False,
 ) -> TrendReply:
     """One metric across the project's experiments in time order, every run as a point, the median
     per experiment (invalid runs excluded), decisions and notes as markers, and change points."""
-    return TrendReply.model_validate(service.trend(db, project=project, metric=metric, alpha=alpha))
+    return TrendReply.model_validate(service.trend(db, project=project, metric=metric, alpha=alpha,
+                                                      include_archived=include_archived))
