@@ -380,7 +380,11 @@ export interface paths {
         get: operations["experiments-get_experiment"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete Experiment
+         * @description Puts the experiment and its runs in the trash (restorable together for 30 days).
+         */
+        delete: operations["trash-delete_experiment"];
         options?: never;
         head?: never;
         /** Update Experiment */
@@ -398,6 +402,23 @@ export interface paths {
         get: operations["decisions-prefill_decision"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{experiment_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore Experiment */
+        post: operations["trash-restore_experiment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -485,10 +506,19 @@ export interface paths {
         get: operations["profiles-get_profile"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete Profile
+         * @description Puts the profile in the trash (restorable for 30 days).
+         */
+        delete: operations["trash-delete_profile"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update Profile
+         * @description Correct the unit after upload (members and owners): e.g. `{"unit": "nanoseconds"}` for perf
+         *     periods uploaded as samples, so it diffs with the agent's perf profiles.
+         */
+        patch: operations["profiles-update_profile"];
         trace?: never;
     };
     "/api/profiles/{profile_id}/diff": {
@@ -559,6 +589,23 @@ export interface paths {
         get: operations["profiles-download_original"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/profiles/{profile_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore Profile */
+        post: operations["trash-restore_profile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -753,7 +800,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Experiments */
+        /**
+         * List Experiments
+         * @description Archived experiments are left out unless `include_archived=true` (or `status=archived`).
+         */
         get: operations["experiments-list_experiments"];
         put?: never;
         /** Create Experiment */
@@ -892,6 +942,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{slug}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Project Roles
+         * @description Host roles the project's runs use, most used first (the Import page offers them).
+         */
+        get: operations["runs-project_roles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{slug}/runs": {
         parameters: {
             query?: never;
@@ -938,6 +1008,26 @@ export interface paths {
         put?: never;
         /** Create Token */
         post: operations["tokens-create_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/trash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Trash
+         * @description What was deleted in the last 30 days, newest first; each restorable until its `purge_at`.
+         */
+        get: operations["trash-list_trash"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -996,10 +1086,20 @@ export interface paths {
         get: operations["runs-get_run"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete Run
+         * @description Puts the run (and its profiles) in the project's trash: hidden, out of every statistic, restorable
+         *     for 30 days with POST .../restore, then purged.
+         */
+        delete: operations["trash-delete_run"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update Run
+         * @description Exclude the run from every statistic (`{"excluded": true, "excluded_reason": "..."}`), include it
+         *     again (`{"excluded": false}`), or rename its hosts' roles (`{"roles": {"target": "proxy"}}`).
+         */
+        patch: operations["runs-update_run"];
         trace?: never;
     };
     "/api/runs/{run_id}/events": {
@@ -1058,6 +1158,26 @@ export interface paths {
          *     or not. 422 names the line that is wrong; 413 when it is too large once decompressed.
          */
         post: operations["profiles-upload_profile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore Run
+         * @description Brings the run back from the trash, with the profiles deleted with it. Answers what was restored.
+         */
+        post: operations["trash-restore_run"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1551,6 +1671,11 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
+            /**
+             * Version
+             * @default 1
+             */
+            version?: number;
         };
         /** DecisionUpdate */
         DecisionUpdate: {
@@ -1570,6 +1695,8 @@ export interface components {
             rationale?: string | null;
             /** Status */
             status?: ("proposed" | "adopted" | "rejected" | "inconclusive") | null;
+            /** Version */
+            version?: number | null;
         };
         /** EvidenceRead */
         EvidenceRead: {
@@ -1652,6 +1779,13 @@ export interface components {
             decision?: {
                 [key: string]: unknown;
             } | null;
+            /** Deleted At */
+            deleted_at?: string | null;
+            /**
+             * Excluded Runs
+             * @default 0
+             */
+            excluded_runs?: number;
             headline: components["schemas"]["ExperimentHeadline"];
             /** Hypothesis */
             hypothesis: string;
@@ -1681,6 +1815,11 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
+            /**
+             * Version
+             * @default 1
+             */
+            version?: number;
         };
         /** ExperimentPage */
         ExperimentPage: {
@@ -1702,6 +1841,8 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /** Deleted At */
+            deleted_at?: string | null;
             /** Hypothesis */
             hypothesis: string;
             /** Id */
@@ -1719,6 +1860,11 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
+            /**
+             * Version
+             * @default 1
+             */
+            version?: number;
         };
         /** ExperimentUpdate */
         ExperimentUpdate: {
@@ -1730,6 +1876,8 @@ export interface components {
             status?: ("planned" | "running" | "done" | "archived") | null;
             /** Tags */
             tags?: string[] | null;
+            /** Version */
+            version?: number | null;
         };
         /** FileDiff */
         FileDiff: {
@@ -2206,6 +2354,11 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
+            /**
+             * Version
+             * @default 1
+             */
+            version?: number;
         };
         /** NoteRef */
         NoteRef: {
@@ -2235,6 +2388,8 @@ export interface components {
             t_end_s?: number | null;
             /** T Start S */
             t_start_s?: number | null;
+            /** Version */
+            version?: number | null;
         };
         /** OverlayExperiment */
         OverlayExperiment: {
@@ -2326,6 +2481,8 @@ export interface components {
         PollRun: {
             /** Experiment */
             experiment: string;
+            /** Load Seconds */
+            load_seconds?: number | null;
             /**
              * Run Id
              * Format: uuid
@@ -2443,6 +2600,14 @@ export interface components {
             nodes: number[][];
             /** Total */
             total: number;
+            /** Unit */
+            unit: string;
+        };
+        /**
+         * ProfileUpdate
+         * @description Correct what a count is after upload (e.g. perf's nanosecond periods uploaded as samples).
+         */
+        ProfileUpdate: {
             /** Unit */
             unit: string;
         };
@@ -2585,8 +2750,20 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /** Deleted At */
+            deleted_at?: string | null;
             /** Ended At */
             ended_at: string | null;
+            /**
+             * Excluded
+             * @default false
+             */
+            excluded?: boolean;
+            /**
+             * Excluded Reason
+             * @default
+             */
+            excluded_reason?: string;
             /** Exit Code */
             exit_code: number | null;
             /** Experiment Id */
@@ -2706,8 +2883,20 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /** Deleted At */
+            deleted_at?: string | null;
             /** Ended At */
             ended_at: string | null;
+            /**
+             * Excluded
+             * @default false
+             */
+            excluded?: boolean;
+            /**
+             * Excluded Reason
+             * @default
+             */
+            excluded_reason?: string;
             /** Exit Code */
             exit_code: number | null;
             /** Experiment Id */
@@ -2748,6 +2937,69 @@ export interface components {
             page_size: number;
             /** Total */
             total: number;
+        };
+        /** RunRead */
+        RunRead: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Deleted At */
+            deleted_at?: string | null;
+            /** Ended At */
+            ended_at: string | null;
+            /**
+             * Excluded
+             * @default false
+             */
+            excluded?: boolean;
+            /**
+             * Excluded Reason
+             * @default
+             */
+            excluded_reason?: string;
+            /** Exit Code */
+            exit_code: number | null;
+            /** Experiment Id */
+            experiment_id: number;
+            /** Headline */
+            headline: {
+                [key: string]: unknown;
+            };
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Label */
+            label: string;
+            /** Load Command */
+            load_command: string;
+            /** Project Id */
+            project_id: number;
+            /** Source */
+            source: string;
+            /** Started At */
+            started_at: string | null;
+            /** Status */
+            status: string;
+            /** Status Reasons */
+            status_reasons: string[];
+        };
+        /**
+         * RunUpdate
+         * @description Exclude a run from statistics (or include it again), or rename the roles of its hosts.
+         */
+        RunUpdate: {
+            /** Excluded */
+            excluded?: boolean | null;
+            /** Excluded Reason */
+            excluded_reason?: string | null;
+            /** Roles */
+            roles?: {
+                [key: string]: string;
+            } | null;
         };
         /** RunWarning */
         RunWarning: {
@@ -3162,6 +3414,37 @@ export interface components {
             revoked_at: string | null;
             /** Scopes */
             scopes: string[];
+        };
+        /**
+         * TrashItem
+         * @description Something in a project's trash: restorable until `purge_at`.
+         */
+        TrashItem: {
+            /**
+             * Deleted At
+             * Format: date-time
+             */
+            deleted_at: string;
+            /** Experiment Id */
+            experiment_id: number;
+            /** Experiment Name */
+            experiment_name: string;
+            /** Id */
+            id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "experiment" | "run" | "profile";
+            /** Name */
+            name: string;
+            /**
+             * Purge At
+             * Format: date-time
+             */
+            purge_at: string;
+            /** Run Id */
+            run_id: string | null;
         };
         /** TrendChangePoint */
         TrendChangePoint: {
@@ -4147,6 +4430,37 @@ export interface operations {
             };
         };
     };
+    "trash-delete_experiment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "experiments-update_experiment": {
         parameters: {
             query?: never;
@@ -4202,6 +4516,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DecisionDraft"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "trash-restore_experiment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"];
                 };
             };
             /** @description Validation Error */
@@ -4428,6 +4773,72 @@ export interface operations {
             };
         };
     };
+    "trash-delete_profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "profiles-update_profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProfileUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "profiles-get_diff": {
         parameters: {
             query: {
@@ -4542,6 +4953,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "trash-restore_profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"];
+                };
             };
             /** @description Validation Error */
             422: {
@@ -5071,6 +5513,7 @@ export interface operations {
                 created_after?: string | null;
                 created_before?: string | null;
                 decision?: string | null;
+                include_archived?: boolean;
             };
             header?: never;
             path: {
@@ -5469,6 +5912,37 @@ export interface operations {
             };
         };
     };
+    "runs-project_roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "runs-list_project_runs": {
         parameters: {
             query?: {
@@ -5601,6 +6075,37 @@ export interface operations {
             };
         };
     };
+    "trash-list_trash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "trends-trend": {
         parameters: {
             query: {
@@ -5608,6 +6113,7 @@ export interface operations {
                 metric: string;
                 /** @description change-point significance level */
                 alpha?: number;
+                include_archived?: boolean;
             };
             header?: never;
             path: {
@@ -5686,6 +6192,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "trash-delete_run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "runs-update_run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunRead"];
                 };
             };
             /** @description Validation Error */
@@ -5815,6 +6387,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProfileCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "trash-restore_run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"];
                 };
             };
             /** @description Validation Error */

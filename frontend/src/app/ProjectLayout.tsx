@@ -13,6 +13,7 @@ const TABS = [
   { to: "hosts", label: "Hosts" },
   { to: "members", label: "Members" },
   { to: "tokens", label: "Tokens" },
+  { to: "trash", label: "Trash" },
 ] as const;
 
 function activeTab(pathname: string, slug: string): string {
@@ -40,7 +41,8 @@ export function ProjectLayout() {
 
   return (
     <>
-      <title>{`${project.data?.name ?? slug} · perflab`}</title>
+      {/* No <title> here: each page names itself (useTitle), which a title rendered by this frame
+          overwrote on every re-render, so a direct load showed the project's name instead. */}
       <div className="project-bar">
         <div className="project-bar-title">
           <Link to="/projects" className="muted">

@@ -30,6 +30,7 @@ const runProfilesPage = async () => ({ Component: (await import("@/features/prof
 const profileComparePage = async () => ({
   Component: (await import("@/features/profiles")).ProfileComparePage,
 });
+const trashPage = async () => ({ Component: (await import("@/features/trash")).TrashPage });
 const profileViewerPage = async () => ({
   Component: (await import("@/features/profiles")).ProfileViewerPage,
 });
@@ -92,6 +93,7 @@ export function createAppRouter(queryClient: QueryClient) {
                 { path: "tokens", element: <TokensPage /> },
                 { path: "members", element: <MembersPage /> },
                 { path: "trends", lazy: trendPage, hydrateFallbackElement: loading },
+                { path: "trash", lazy: trashPage, hydrateFallbackElement: loading },
                 { path: "import", lazy: importPage, hydrateFallbackElement: loading },
                 {
                   path: "compare",

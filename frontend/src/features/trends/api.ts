@@ -15,12 +15,16 @@ export function trendMetricsQueryOptions(slug: string) {
   });
 }
 
-export function trendQueryOptions(slug: string, metric: string) {
+/** `archived`: include archived experiments (hidden by default). */
+export function trendQueryOptions(slug: string, metric: string, archived = false) {
   return queryOptions({
-    queryKey: ["trend", slug, metric] as const,
+    queryKey: ["trend", slug, metric, archived] as const,
     queryFn: ({ signal }) =>
       unwrap(
-        api.GET("/api/projects/{slug}/trend", { params: { path: { slug }, query: { metric } }, signal }),
+        api.GET("/api/projects/{slug}/trend", {
+          params: { path: { slug }, query: { metric, include_archived: archived || undefined } },
+          signal,
+        }),
       ),
     enabled: metric !== "",
     placeholderData: keepPreviousData,

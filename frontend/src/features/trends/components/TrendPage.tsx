@@ -20,7 +20,8 @@ export function TrendPage() {
   const navigate = useNavigate();
   const metrics = useQuery(trendMetricsQueryOptions(slug));
   const metric = chosenMetric(params, metrics.data);
-  const trend = useQuery(trendQueryOptions(slug, metric));
+  const archived = params.get("archived") === "1";
+  const trend = useQuery(trendQueryOptions(slug, metric, archived));
   const groups = useMemo(() => groupMetrics(metrics.data ?? []), [metrics.data]);
   const known = metrics.data?.some((m) => m.key === metric) ?? false;
 
@@ -55,6 +56,19 @@ export function TrendPage() {
                 </optgroup>
               ))}
             </select>
+          </label>
+          <label className="checkbox-row">
+            <input
+              type="checkbox"
+              checked={archived}
+              onChange={(e) => {
+                const next = new URLSearchParams(params);
+                if (e.target.checked) next.set("archived", "1");
+                else next.delete("archived");
+                setParams(next);
+              }}
+            />
+            Show archived
           </label>
         </div>
       </div>
