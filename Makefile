@@ -6,14 +6,22 @@ BIN := $(VENV)/bin
 NPM ?= npm
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: install run test test-py test-frontend test-e2e lint bench demo openapi lock clean system-deps
+.PHONY: install serve-deps run test test-py test-frontend test-e2e lint bench demo openapi lock clean system-deps
 
+# `make install` (and test, lint): everything. `make run` and `make demo` install only what serving
+# needs ($(VENV)/.installed-run); the test and lint tools come with the first `make test` or `make lint`.
 install: $(VENV)/.installed frontend/node_modules/.installed frontend/dist/index.html
 
-$(VENV)/.installed: backend/requirements.lock backend/requirements-dev.lock backend/pyproject.toml agents/pyproject.toml
+serve-deps: $(VENV)/.installed-run frontend/dist/index.html
+
+$(VENV)/.installed-run: backend/requirements.lock backend/pyproject.toml agents/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --disable-pip-version-check --require-hashes -r backend/requirements.lock -r backend/requirements-dev.lock
+	$(BIN)/pip install -q --disable-pip-version-check --require-hashes -r backend/requirements.lock
 	$(BIN)/pip install -q --disable-pip-version-check --no-deps -e backend -e agents
+	@touch $@
+
+$(VENV)/.installed: $(VENV)/.installed-run backend/requirements-dev.lock
+	$(BIN)/pip install -q --disable-pip-version-check --require-hashes -r backend/requirements.lock -r backend/requirements-dev.lock
 	@touch $@
 
 frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
@@ -23,7 +31,7 @@ frontend/node_modules/.installed: frontend/package.json frontend/package-lock.js
 frontend/dist/index.html: frontend/node_modules/.installed $(FRONTEND_SRC)
 	cd frontend && $(NPM) run -s build
 
-run: install
+run: serve-deps
 	$(BIN)/perflab serve
 
 system-deps:
@@ -52,7 +60,8 @@ bench: install
 	@scripts/system-deps.sh bench
 	$(BIN)/python bench/run_all.py
 
-demo: install system-deps
+# The demo talks to the server `make run` started: PERFLAB_HOST / PERFLAB_PORT as for `perflab serve`.
+demo: serve-deps system-deps
 	$(BIN)/perflab demo
 
 # Re-pin Python dependencies (needs network to the package index).

@@ -91,6 +91,39 @@ def parse_spec(text):
     return Spec(kind, target, seconds)
 
 
+# Windows start this long after the load (a steady state), or a fifth of a short load, and end this long
+# before the load does, so strace detaches and perf stops while the load still runs.
+WINDOW_DELAY_S = 2.0
+WINDOW_END_MARGIN_S = 0.5
+MIN_WINDOW_S = 1.0
+
+
+def plan_windows(specs, load_seconds, delay=WINDOW_DELAY_S):
+    """When strace/perf windows start (seconds after the load starts) and how long each lasts, all
+    together, inside a load of `load_seconds` (None: unknown, each window keeps its length and still ends
+    with the run). Returns (start_s, [(spec, seconds or None, note)]): seconds None when the window cannot
+    fit (note says why, in terms of the load), note set too when a window was shortened to fit."""
+    if load_seconds is None:
+        return delay, [(spec, spec.seconds, None) for spec in specs]
+    start = min(delay, load_seconds / 5.0)
+    room = load_seconds - start - WINDOW_END_MARGIN_S
+    plan = []
+    for spec in specs:
+        if room < MIN_WINDOW_S:
+            need = MIN_WINDOW_S + WINDOW_END_MARGIN_S
+            note = (f"the load lasted {load_seconds:g} s: too short for a {spec.kind} window (it starts "
+                    f"{start:g} s into the load and needs at least {need:g} s before the load ends); "
+                    "make the load longer")
+            plan.append((spec, None, note))
+        elif spec.seconds > room:
+            note = (f"{spec.kind} window shortened from {spec.seconds:g} s to {room:g} s to end inside the "
+                    f"{load_seconds:g} s load")
+            plan.append((spec, room, note))
+        else:
+            plan.append((spec, spec.seconds, None))
+    return start, plan
+
+
 def find_netqtop():
     for candidate in NETQTOP_CANDIDATES:
         path = candidate if os.path.isabs(candidate) else shutil.which(candidate)

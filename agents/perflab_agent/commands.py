@@ -72,6 +72,9 @@ def upload(client, args):
             print("{}: profile {} ({}, {} {} in {} frames{})".format(
                 path, doc.get("profile_id"), doc.get("format"), doc.get("total"), doc.get("unit"),
                 doc.get("frames"), ", lossy" if doc.get("lossy") else ""))
+            # e.g. counts that look like nanosecond periods uploaded as samples: said at upload time.
+            for warning in doc.get("warnings") or []:
+                sys.stderr.write(f"{path}: warning: {warning}\n")
         else:
             print("{}: artifact {} ({})".format(path, doc.get("artifact_id"), args.kind))
     return 1 if failures else 0

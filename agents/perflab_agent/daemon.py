@@ -24,6 +24,7 @@ from perflab_agent.collectors import (
     SnapshotCollector,
     ToolCollector,
     capability,
+    plan_windows,
     run_perf,
     run_strace,
     snapshot_config,
@@ -34,8 +35,6 @@ from perflab_agent.streams import Batcher, Limits, LineStream
 from perflab_agent.transport import NetworkError, Stopped
 from perflab_agent.util import log, valid_run_id
 
-# After the load starts, let it reach a steady state before strace and perf look at it.
-WINDOW_DELAY_S = 2.0
 # Collectors stop by themselves if the server never says the run ended (it may be gone for good).
 MAX_RUN_S = 6 * 3600.0
 # A run the server stops listing (without saying it ended) is ended after this long: a server
@@ -209,6 +208,9 @@ class Daemon:
                 self.captures[run_id] = capture
                 capture.start()
             if capture is not None and state == "running":
+                load_s = run.get("load_seconds")
+                if isinstance(load_s, (int, float)) and load_s > 0:
+                    capture.load_seconds = float(load_s)
                 capture.running.set()
         for run_id in list(self.captures) + list(self.leftovers):
             if run_id in listed:
@@ -271,6 +273,8 @@ class RunCapture:
         self.run_id = run_id
         self.experiment = experiment
         self.running = threading.Event()
+        # How long the load lasts (the server reads it from wrk's -d), or None when unknown.
+        self.load_seconds = None
         self.ended = threading.Event()
         # Set when the daemon stops mid-run: collectors stop but streams stay open, to be resumed.
         self.suspend = False
@@ -376,27 +380,48 @@ class RunCapture:
             log.error("run %s: join refused: %s", self.run_id, resp.detail())
 
     def _windows(self, windows):
+        """strace and perf windows start together once the load has settled and end inside the load
+        (collectors.plan_windows): one after the other, perf script's seconds pushed strace past a short
+        load and it traced an idle process."""
         if not windows:
             return
         while not self.running.is_set() and not self.ended.wait(0.2):
             pass
+        started = time.monotonic()
+        start_s, plan = plan_windows([spec for spec, _ in windows], self.load_seconds)
+        streams = {spec.name: stream for spec, stream in windows}
         if not self.ended.is_set():
-            self.ended.wait(WINDOW_DELAY_S)
-        # perf first: strace slows its target several-fold, which a profile taken meanwhile would show.
-        for spec, stream in sorted(windows, key=lambda w: w[0].kind != "perf"):
+            self.ended.wait(max(0.0, start_s - (time.monotonic() - started)))
+        threads = []
+        for spec, seconds, note in plan:
+            stream = streams[spec.name]
             if self.ended.is_set():
                 if not self.suspend:
                     stream.close(f"the run ended before the {spec.kind} window started")
                 continue
-            try:
-                if spec.kind == "perf":
-                    tmp = self.daemon.spool.tmp_path(f"perf-{self.run_id}-{os.getpid()}")
-                    run_perf(spec, stream, spec.seconds, self.ended, tmp, self._queue_profile)
-                else:
-                    run_strace(spec, stream, spec.seconds, self.ended)
-            except Exception as e:  # noqa: BLE001 - one failed window must not skip the next one
-                log.exception("run %s: %s failed", self.run_id, spec.name)
-                stream.close(f"{spec.kind} failed: {e}")
+            if seconds is None:
+                log.warning("run %s: %s", self.run_id, note)
+                stream.close(note)
+                continue
+            if note:
+                log.info("run %s: %s", self.run_id, note)
+            thread = threading.Thread(target=self._window, args=(spec, stream, seconds), daemon=True,
+                                      name="perflab-" + spec.name[:20])
+            thread.start()
+            threads.append(thread)
+        for thread in threads:
+            thread.join()
+
+    def _window(self, spec, stream, seconds):
+        try:
+            if spec.kind == "perf":
+                tmp = self.daemon.spool.tmp_path(f"perf-{self.run_id}-{os.getpid()}")
+                run_perf(spec, stream, seconds, self.ended, tmp, self._queue_profile)
+            else:
+                run_strace(spec, stream, seconds, self.ended)
+        except Exception as e:  # noqa: BLE001 - one failed window must not stop the others
+            log.exception("run %s: %s failed", self.run_id, spec.name)
+            stream.close(f"{spec.kind} failed: {e}")
 
     def _queue_profile(self, path):
         d = self.daemon

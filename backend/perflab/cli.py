@@ -155,12 +155,29 @@ def cmd_user_create(args: argparse.Namespace) -> int:
 
 
 def cmd_project_create(args: argparse.Namespace) -> int:
+    """Every project has an owner: the account named by --owner, else the first admin."""
+    from sqlalchemy import select
+
+    from perflab.auth.models import User
     from perflab.db import unit_of_work
     from perflab.projects import service
 
     with unit_of_work() as session:
-        project = service.create_project(session, name=args.name, slug=args.slug)
+        if args.owner:
+            owner = session.scalar(select(User).where(User.email == args.owner.strip().lower()))
+            if owner is None:
+                print(f"perflab: no account {args.owner!r}; create it first with `perflab user create`",
+                      file=sys.stderr)
+                return 2
+        else:
+            owner = session.scalar(select(User).where(User.role == "admin").order_by(User.id).limit(1))
+            if owner is None:
+                print("perflab: no admin account yet to own the project; name its owner with --owner EMAIL",
+                      file=sys.stderr)
+                return 2
+        project = service.create_project(session, name=args.name, slug=args.slug, owner_id=owner.id)
         print(project.slug)
+        print(f"owner: {owner.email}", file=sys.stderr)
     return 0
 
 
@@ -236,6 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = project.add_parser("create")
     s.add_argument("name")
     s.add_argument("--slug")
+    s.add_argument("--owner", metavar="EMAIL", help="the account that owns it (default: the first admin)")
     s.set_defaults(func=cmd_project_create)
     from perflab.members.cli import add_commands as add_member_commands
 

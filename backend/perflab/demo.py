@@ -174,6 +174,18 @@ def _agent_cmd() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "perflab_agent"]
 
 
+def default_server(env: Any) -> str:
+    """Where `make run` serves: the same PERFLAB_HOST / PERFLAB_PORT `perflab serve` reads."""
+    if env.get("PERFLAB_PUBLIC_URL"):
+        return str(env["PERFLAB_PUBLIC_URL"])
+    host = env.get("PERFLAB_HOST") or "127.0.0.1"
+    if host in ("0.0.0.0", "::"):  # listening everywhere: reach it on loopback
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{env.get('PERFLAB_PORT') or 8000}"
+
+
 def _ensure_project_and_token(slug: str) -> str:
     from perflab.db import unit_of_work
     from perflab.errors import NotFound
@@ -249,7 +261,8 @@ def run_demo(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     s = sub.add_parser("demo", help="reproduce the nginx proxy_buffers investigation live on loopback")
-    s.add_argument("--server", default=os.environ.get("PERFLAB_PUBLIC_URL", "http://127.0.0.1:8000"))
+    s.add_argument("--server", default=default_server(os.environ),
+                   help="the perflab to record into (default: PERFLAB_PUBLIC_URL, else PERFLAB_HOST:PERFLAB_PORT)")
     s.add_argument("--project", default="demo")
     s.add_argument("--repeat", type=int, default=3)
     s.add_argument("--duration", type=int, default=10, help="seconds per wrk run")

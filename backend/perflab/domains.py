@@ -25,6 +25,7 @@ ROUTER_MODULES = (
     "perflab.findings.router",
     "perflab.trends.router",
     "perflab.alerts.router",
+    "perflab.trash.router",
 )
 
 CLI_MODULES = ("perflab.runs.cli", "perflab.profiles.cli", "perflab.artifacts.cli", "perflab.demo")

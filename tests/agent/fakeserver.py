@@ -145,12 +145,14 @@ class FakeServer:
     # ---------------------------------------------------------------- test-side helpers
 
     def create_run(self, experiment: str = "default", wait_for_roles: list[str] | None = None,
-                   state: str = "running") -> str:
-        """A run as if `perflab-agent run` had created (and started) it."""
+                   state: str = "running", load_seconds: float | None = None) -> str:
+        """A run as if `perflab-agent run` had created (and started) it; `load_seconds` as the server
+        reads it from a wrk load command."""
         run_id = str(uuid.uuid4())
         with self.cond:
             self.runs[run_id] = self._new_run(run_id, {"experiment": experiment, "wait_for_roles": wait_for_roles})
             self.runs[run_id]["state"] = state
+            self.runs[run_id]["load_seconds"] = load_seconds
             self.cond.notify_all()
         return run_id
 
@@ -309,7 +311,8 @@ class FakeServer:
             if (run["state"] in ("waiting", "running") and wanted) or (run["state"] == "ended" and joined
                                                                        and not self._closed_all(run, agent_id)):
                 view.append({"run_id": run["run_id"], "experiment": run["experiment"], "state": run["state"],
-                             "wait_for_roles": run["wait_for_roles"] or []})
+                             "wait_for_roles": run["wait_for_roles"] or [],
+                             "load_seconds": run.get("load_seconds")})
         return view
 
     def _closed_all(self, run: dict[str, Any], agent_id: str) -> bool:

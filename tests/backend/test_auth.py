@@ -177,9 +177,22 @@ def test_cli_creates_project_and_token(database_url: str, db_engine: Any) -> Non
 
     env = {**os.environ, "PERFLAB_DATABASE_URL": database_url}
     perflab = [sys.executable, "-m", "perflab.cli"]
+    # Every project has an owner: with no account to own it, the CLI says how to name one.
+    out = subprocess.run([*perflab, "project", "create", "CLI Project"], env=env, capture_output=True, text=True)
+    assert out.returncode == 2 and "--owner EMAIL" in out.stderr
+    make_user()  # the first admin owns what the CLI creates
+    make_user("m@example.test", "member password 1", role="member")
     out = subprocess.run([*perflab, "project", "create", "CLI Project"], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "cli-project"
+    assert out.stdout.strip() == "cli-project" and "owner: admin@example.test" in out.stderr
+    out = subprocess.run([*perflab, "project", "create", "Theirs", "--owner", "M@example.test"], env=env,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    with db_engine.connect() as conn:
+        owners = dict(conn.execute(text(
+            "SELECT p.slug, u.email FROM project_member m JOIN project p ON p.id = m.project_id "
+            "JOIN \"user\" u ON u.id = m.user_id WHERE m.role = 'owner'")).all())
+    assert owners == {"cli-project": "admin@example.test", "theirs": "m@example.test"}
     out = subprocess.run([*perflab, "token", "create", "--project", "cli-project", "--scope", "ingest"],
                          env=env, capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("plb_")

@@ -70,7 +70,7 @@ def _ok(r: Any, what: str) -> Any:
 
 def load_investigation(
     user: Any, agent_client: Callable[[str], Any], slug: str, *, experiments: tuple[str, ...] = EXPERIMENTS,
-    runs: tuple[int, ...] = (1, 2, 3), start: float | None = None,
+    runs: tuple[int, ...] = (1, 2, 3), start: float | None = None, config_name: str = "nginx.conf",
 ) -> Investigation:
     """`user`: a logged-in client (with its CSRF header); `agent_client(token)`: a client sending the token."""
     token = _ok(user.post(f"/api/projects/{slug}/tokens", json={"name": "investigation", "scopes": ["ingest", "read"]}),
@@ -114,7 +114,7 @@ def load_investigation(
                 "load batch")
             conf = folder / "nginx.conf"
             if conf.exists():
-                r = agent.post(f"/api/agent/runs/{run_id}/artifacts", params={"kind": "config", "name": "nginx.conf",
+                r = agent.post(f"/api/agent/runs/{run_id}/artifacts", params={"kind": "config", "name": config_name,
                                                                              "role": "proxy"},
                                content=conf.read_bytes(), headers={"Content-Type": "application/octet-stream"})
                 _ok(r, "config snapshot")

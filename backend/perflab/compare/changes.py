@@ -60,6 +60,18 @@ def what_changed(session: Session, sel: Selection) -> list[ChangeSet]:
         # The last snapshot of a name wins (a re-upload corrects the first).
         return {(a.kind, a.role, a.name): a for a in arts.get(run.id, [])}
 
+    def aligned(base_files: dict[tuple[str, str, str], Artifact], files: dict[tuple[str, str, str], Artifact]
+                ) -> dict[tuple[str, str, str], Artifact]:
+        """`files` keyed by the baseline's name of the same file (configs.match_names): an agent's
+        /etc/nginx/nginx.conf and an import's nginx.conf are one file, diffed."""
+        out: dict[tuple[str, str, str], Artifact] = {}
+        for kind, role in {(k, r) for k, r, _ in files}:
+            mine = [n for k, r, n in files if (k, r) == (kind, role)]
+            theirs = [n for k, r, n in base_files if (k, r) == (kind, role)]
+            for name, as_name in configs.match_names(theirs, mine).items():
+                out[(kind, role, as_name)] = files[(kind, role, name)]
+        return out
+
     def content(a: Artifact | None) -> str | None:
         if a is None:
             return None
@@ -74,12 +86,15 @@ def what_changed(session: Session, sel: Selection) -> list[ChangeSet]:
     out: list[ChangeSet] = []
     for e in sel.experiments[1:]:
         run = ref[e.id]
-        files = files_of(run)
+        files = aligned(base_files, files_of(run))
         diffs: list[FileDiff] = []
         knobs: list[KnobChange] = []
         for key in sorted(set(base_files) | set(files)):
-            kind, role, name = key
+            kind, role, _ = key
             a, b = base_files.get(key), files.get(key)
+            shown = b if b is not None else a
+            assert shown is not None
+            name = shown.name  # the experiment's own path when it has one
             ta, tb = content(a), content(b)
             if (a is not None and ta is None) or (b is not None and tb is None):
                 diffs.append(FileDiff(kind=kind, name=name, role=role, status="binary",  # type: ignore[arg-type]

@@ -68,6 +68,30 @@ def unified_diff(before: str, after: str, *, from_name: str, to_name: str) -> tu
     return "\n".join(lines[:MAX_DIFF_LINES]), truncated
 
 
+def _same_file(a: str, b: str) -> bool:
+    """Whether two snapshot names are one file seen from different directories: the stored name of an
+    agent's /etc/nginx/nginx.conf is "_etc_nginx_nginx.conf" (separators become "_"), an import's is
+    "nginx.conf"; one must end with the other after a separator."""
+    short, long = sorted((a, b), key=len)
+    return long.endswith(short) and long[-len(short) - 1] in "/\\_"
+
+
+def match_names(base: list[str], other: list[str]) -> dict[str, str]:
+    """Names of `other` renamed to the `base` name they stand for (kind and role already equal): equal
+    names match; otherwise a name matches the one base name it is the same file as, whatever the
+    directory. Names without a unique match keep their own (shown as added / removed)."""
+    out = {n: n for n in other}
+    left = [n for n in base if n not in other]
+    for n in other:
+        if n in base:
+            continue
+        candidates = [b for b in left if _same_file(b, n)]
+        if len(candidates) == 1 and sum(_same_file(candidates[0], o) for o in other if o not in base) == 1:
+            out[n] = candidates[0]
+            left.remove(candidates[0])
+    return out
+
+
 def component_of(file_name: str, kind: str) -> str:
     if kind == "sysctl":
         return "kernel"

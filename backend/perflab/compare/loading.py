@@ -64,6 +64,15 @@ def strace_process(stream_name: str | None, agent_id: str | None) -> str:
     return stream_name.split(":", 1)[1]
 
 
+def _fold_imported_tables(strace: dict[tuple[str, str], dict[uuid.UUID, dict[str, dict[str, float]]]]) -> None:
+    """An imported table names no process ("all"); when the agent's runs of that role traced exactly one
+    (``strace-c:nginx``), the imported runs join that table: one syscall table, not two half-empty ones."""
+    for role, process in [k for k in strace if k[1] == "all"]:
+        named = [k for k in strace if k[0] == role and k[1] != "all"]
+        if len(named) == 1:
+            strace[named[0]].update(strace.pop((role, process)))
+
+
 def load(session: Session, sel: Selection) -> Loaded:
     out = Loaded()
     run_ids = sel.run_ids
@@ -93,6 +102,7 @@ def load(session: Session, sel: Selection) -> Loaded:
         cur["calls"] += num(total.get("calls")) or 0.0
         cur["seconds"] += num(total.get("seconds")) or 0.0
         cur["errors"] += num(total.get("errors")) or 0.0
+    _fold_imported_tables(out.strace)
 
     # Steady-state means per run, role and row, aggregated where the data is: a vmstat row is the mean
     # over the role's hosts, a pidstat row the sum over the command's pids (and hosts), netqtop per queue.

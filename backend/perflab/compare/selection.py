@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from perflab.errors import BadInput, NotFound
 from perflab.experiments.models import Experiment
 from perflab.projects.models import Project
-from perflab.runs.models import Run
+from perflab.runs.models import Run, counted
 
 MAX_EXPERIMENTS = 12
 # Runs still collecting have no final numbers yet; every finished run counts, flagged if need be.
@@ -57,7 +57,8 @@ def find_experiments(session: Session, *, project: Project, refs: Sequence[str])
     rows = list(
         session.scalars(
             select(Experiment).where(
-                Experiment.project_id == project.id, or_(Experiment.name.in_(wanted), Experiment.id.in_(ids))
+                Experiment.project_id == project.id, Experiment.deleted_at.is_(None),
+                or_(Experiment.name.in_(wanted), Experiment.id.in_(ids)),
             )
         )
     )
@@ -68,7 +69,7 @@ def find_experiments(session: Session, *, project: Project, refs: Sequence[str])
     if unknown:
         # A name from before a rename (an old bookmark): the latest experiment that had it.
         for e in session.scalars(
-            select(Experiment).where(Experiment.project_id == project.id,
+            select(Experiment).where(Experiment.project_id == project.id, Experiment.deleted_at.is_(None),
                                      Experiment.former_names.overlap(cast(unknown, ARRAY(String(200)))))
             .order_by(Experiment.updated_at)
         ):
@@ -98,7 +99,8 @@ def select_experiments(
         raise BadInput(f"compare at most {MAX_EXPERIMENTS} experiments at once")
     runs = session.scalars(
         select(Run)
-        .where(Run.project_id == project.id, Run.experiment_id.in_([e.id for e in chosen]), Run.status.in_(FINISHED))
+        .where(Run.project_id == project.id, Run.experiment_id.in_([e.id for e in chosen]), Run.status.in_(FINISHED),
+               counted())
         .order_by(Run.created_at, Run.id)
     )
     by_exp: dict[int, list[Run]] = defaultdict(list)
@@ -112,7 +114,8 @@ def select_runs(
 ) -> Selection:
     """Exactly these runs (a saved comparison): runs added to the experiments later are not included."""
     exps = {e.id: e for e in session.scalars(
-        select(Experiment).where(Experiment.project_id == project.id, Experiment.id.in_(list(experiment_ids)))
+        select(Experiment).where(Experiment.project_id == project.id, Experiment.id.in_(list(experiment_ids)),
+                                 Experiment.deleted_at.is_(None))
     )}
     chosen = [exps[i] for i in experiment_ids if i in exps]
     if not chosen:
@@ -120,7 +123,8 @@ def select_runs(
     by_exp: dict[int, list[Run]] = defaultdict(list)
     if run_ids:
         for r in session.scalars(
-            select(Run).where(Run.project_id == project.id, Run.id.in_(list(run_ids))).order_by(Run.created_at, Run.id)
+            select(Run).where(Run.project_id == project.id, Run.id.in_(list(run_ids)), counted())
+            .order_by(Run.created_at, Run.id)
         ):
             if r.experiment_id in exps:
                 by_exp[r.experiment_id].append(r)

@@ -9,9 +9,10 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from perflab.db import Base
 from perflab.models_base import CreatedAt, utcnow
+from perflab.versioning import Versioned
 
 
-class Decision(CreatedAt, Base):
+class Decision(CreatedAt, Versioned, Base):
     __tablename__ = "decision"
     # The history page asks for the latest decision of each experiment.
     __table_args__ = (Index("ix_decision_experiment_id_updated_at", "experiment_id", "updated_at"),)

@@ -24,6 +24,8 @@ class DecisionCreate(RequestModel):
 
 
 class DecisionUpdate(RequestModel):
+    # The version the edit was made on (from the read); a stale one is refused with 409.
+    version: int | None = Field(default=None, ge=1)
     component: str | None = Field(default=None, max_length=200)
     knob: str | None = Field(default=None, min_length=1, max_length=400)
     before: str | None = Field(default=None, max_length=10000)
@@ -36,6 +38,8 @@ class DecisionUpdate(RequestModel):
 
 class DecisionRead(BaseModel):
     model_config = ConfigDict(from_attributes=True)
+
+    version: int = 1
 
     id: int
     project_id: int

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from perflab import versioning
 from perflab.artifacts.models import Artifact
 from perflab.auth.models import User
 from perflab.compare import changes as compare_changes
@@ -80,6 +81,7 @@ def get_decision(session: Session, *, decision_id: int) -> Decision:
 
 
 def update_decision(session: Session, *, decision: Decision, project: Project, changes: dict[str, Any]) -> Decision:
+    versioning.bump(session, decision, sent=changes.get("version"), what="this decision")
     for name in ("component", "knob", "before", "after", "status", "rationale"):
         if changes.get(name) is not None:
             setattr(decision, name, changes[name].strip() if name in ("component", "knob") else changes[name])

@@ -11,9 +11,10 @@ from sqlalchemy.orm import Mapped, mapped_column, validates
 from perflab import security
 from perflab.db import Base
 from perflab.models_base import CreatedAt, utcnow
+from perflab.versioning import Versioned
 
 
-class Experiment(CreatedAt, Base):
+class Experiment(CreatedAt, Versioned, Base):
     __tablename__ = "experiment"
     __table_args__ = (UniqueConstraint("project_id", "name"),)
 
@@ -26,6 +27,8 @@ class Experiment(CreatedAt, Base):
     former_names: Mapped[list[str]] = mapped_column(ARRAY(String(200)), default=list, server_default="{}")
     # planned | running | done | archived
     status: Mapped[str] = mapped_column(String(16), default="planned")
+    # In the trash since then, with its runs (deleted at the same instant, restored together).
+    deleted_at: Mapped[datetime | None]
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), default=utcnow, onupdate=utcnow)
 
     @validates("hypothesis")

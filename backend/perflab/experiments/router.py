@@ -38,7 +38,7 @@ def readable_experiment(experiment_id: int, principal: PrincipalDep, db: Session
     project = db.get(Project, exp.project_id)
     assert project is not None
     check_project_access(principal, project, "read", missing=f"no experiment {experiment_id}")
-    return exp
+    return service.live(exp)
 
 
 @releases_connection
@@ -46,7 +46,7 @@ def writable_experiment(experiment_id: int, principal: PrincipalDep, db: Session
     exp = service.get_experiment(db, experiment_id=experiment_id)
     check_project_access(principal, project_by_id(db, exp.project_id), "write",
                          missing=f"no experiment {experiment_id}")
-    return exp
+    return service.live(exp)
 
 
 ReadableExperiment = Annotated[Experiment, Depends(readable_experiment)]
@@ -59,6 +59,7 @@ def list_item(row: dict) -> ExperimentListItem:  # type: ignore[type-arg]
         run_count=row["run_count"],
         running_count=row["running_count"],
         invalid_runs=row["invalid_runs"],
+        excluded_runs=row.get("excluded_runs", 0),
         last_run_at=row["last_run_at"],
         headline=ExperimentHeadline(**row["headline"]),
         decision=row.get("decision"),
@@ -79,10 +80,13 @@ def list_experiments(
     created_after: datetime | None = None,
     created_before: datetime | None = None,
     decision: str | None = None,
+    include_archived: bool = False,
 ) -> ExperimentPage:
+    """Archived experiments are left out unless `include_archived=true` (or `status=archived`)."""
     result = service.history(
         db, project=project, page=page, page_size=page_size, sort=sort, order=order, q=q, tags=tag,
         status=status, created_after=created_after, created_before=created_before, decision=decision,
+        include_archived=include_archived,
     )
     return ExperimentPage(
         items=[list_item(r) for r in result["items"]],

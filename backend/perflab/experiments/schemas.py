@@ -18,6 +18,8 @@ class ExperimentCreate(RequestModel):
 
 
 class ExperimentUpdate(RequestModel):
+    # The version the edit was made on (from the read); a stale one is refused with 409.
+    version: int | None = Field(default=None, ge=1)
     name: str | None = Field(default=None, min_length=1, max_length=200)
     hypothesis: str | None = Field(default=None, max_length=20000)
     tags: list[str] | None = Field(default=None, max_length=50)
@@ -27,6 +29,8 @@ class ExperimentUpdate(RequestModel):
 class ExperimentRead(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
+    version: int = 1
+
     id: int
     project_id: int
     name: str
@@ -35,6 +39,7 @@ class ExperimentRead(BaseModel):
     status: str
     created_at: datetime
     updated_at: datetime
+    deleted_at: datetime | None = None
 
 
 class ExperimentHeadline(BaseModel):
@@ -51,6 +56,8 @@ class ExperimentListItem(ExperimentRead):
     running_count: int
     # Runs left out of the headline medians: error responses, no requests, a cut load stream.
     invalid_runs: int = 0
+    # Runs a user excluded from every statistic (kept, struck through with their reason).
+    excluded_runs: int = 0
     last_run_at: datetime | None
     headline: ExperimentHeadline
     decision: dict[str, Any] | None = None

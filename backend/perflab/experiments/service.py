@@ -9,6 +9,7 @@ from sqlalchemy import Float, String, cast, func, or_, select
 from sqlalchemy.dialects.postgresql import ARRAY, distinct_on
 from sqlalchemy.orm import Session
 
+from perflab import versioning
 from perflab.compare import validity
 from perflab.decisions.models import Decision
 from perflab.errors import BadInput, Conflict, NotFound
@@ -48,13 +49,20 @@ def create_experiment(
 
 
 def find_by_name(session: Session, *, project: Project, name: str) -> Experiment | None:
+    """In the trash or not: a name stays taken until the trash is purged."""
     return session.scalar(select(Experiment).where(Experiment.project_id == project.id, Experiment.name == name))
+
+
+def _not_trashed(exp: Experiment) -> Experiment:
+    if exp.deleted_at is not None:
+        raise Conflict(f"experiment {exp.name!r} is in the project's trash: restore it there, or use another name")
+    return exp
 
 
 def get_or_create(session: Session, *, project: Project, name: str, hypothesis: str = "") -> Experiment:
     exp = find_by_name(session, project=project, name=name.strip())
     if exp is not None:
-        return exp
+        return _not_trashed(exp)
     # Two agents creating the same experiment at once: the unique constraint decides, retry once.
     nested = session.begin_nested()
     try:
@@ -66,24 +74,35 @@ def get_or_create(session: Session, *, project: Project, name: str, hypothesis: 
         found = find_by_name(session, project=project, name=name.strip())
         if found is None:
             raise
-        return found
+        return _not_trashed(found)
 
 
 def get_experiment(session: Session, *, experiment_id: int) -> Experiment:
+    """The experiment, in the trash or not (routes check access first, then `live`)."""
     exp = session.get(Experiment, experiment_id)
     if exp is None:
         raise NotFound(f"no experiment {experiment_id}")
     return exp
 
 
+def live(exp: Experiment) -> Experiment:
+    if exp.deleted_at is not None:
+        raise NotFound(f"experiment {exp.name!r} is in the trash; restore it from the project's Trash to see it")
+    return exp
+
+
 def update_experiment(session: Session, *, experiment: Experiment, changes: dict[str, Any]) -> Experiment:
+    versioning.bump(session, experiment, sent=changes.get("version"),
+                    what=f"experiment {experiment.name!r} (its name, hypothesis, tags or status)")
     if "name" in changes and changes["name"] is not None:
         new = changes["name"].strip()
         if new != experiment.name:
             project = session.get(Project, experiment.project_id)
             assert project is not None
-            if find_by_name(session, project=project, name=new) is not None:
-                raise Conflict(f"another experiment is already named {new!r}")
+            other = find_by_name(session, project=project, name=new)
+            if other is not None:
+                where = " (in the trash)" if other.deleted_at is not None else ""
+                raise Conflict(f"another experiment{where} is already named {new!r}")
             experiment.former_names = [n for n in experiment.former_names or [] if n != new] + [experiment.name]
             experiment.name = new
     if changes.get("hypothesis") is not None:
@@ -115,7 +134,9 @@ def history(
     created_before: datetime | None = None,
     experiment_ids: list[int] | None = None,
     decision: str | None = None,
+    include_archived: bool = False,
 ) -> dict[str, Any]:
+    """Archived experiments are left out unless asked for (`include_archived`, or `status=archived`)."""
     if sort not in SORTS:
         raise BadInput(f"sort must be one of {', '.join(SORTS)}")
     if order not in ("asc", "desc"):
@@ -134,7 +155,9 @@ def history(
     )
     # The experiments the filters keep: counted, and paged before any run is aggregated when the sort
     # is an experiment's own column (a project's thousands of runs need not be read for 50 rows).
-    kept = select(Experiment.id).where(Experiment.project_id == project.id)
+    kept = select(Experiment.id).where(Experiment.project_id == project.id, Experiment.deleted_at.is_(None))
+    if not include_archived and status != "archived":
+        kept = kept.where(Experiment.status != "archived")
     if decision == "none":
         kept = kept.outerjoin(latest, latest.c.experiment_id == Experiment.id).where(latest.c.id.is_(None))
     elif decision:
@@ -165,19 +188,24 @@ def history(
 
     # Invalid runs (error responses, no requests, a cut load stream) stay out of the medians, counted.
     invalid = func.coalesce(validity.invalid_sql(validity.thresholds(project)), False)
+    # Runs a user excluded stay out of the medians too, counted apart.
+    left_out = invalid | Run.excluded
     runs_q = (
         select(
             Run.experiment_id.label("experiment_id"),
             func.count().label("run_count"),
             func.count().filter(Run.status.in_(("pending", "running"))).label("running_count"),
-            func.count().filter(invalid).label("invalid_runs"),
-            func.max(Run.created_at).label("last_run_at"),
-            func.percentile_cont(0.5).within_group(_headline_num("requests_per_sec")).filter(~invalid).label("rps"),
-            func.percentile_cont(0.5).within_group(_headline_num("latency_p99_ms")).filter(~invalid).label("p99"),
-            func.percentile_cont(0.5).within_group(_headline_num("latency_p50_ms")).filter(~invalid).label("p50"),
-            func.sum(func.coalesce(cast(Run.headline["errors"].astext, Float), 0)).label("errors"),
+            func.count().filter(invalid & ~Run.excluded).label("invalid_runs"),
+            func.count().filter(Run.excluded).label("excluded_runs"),
+            # When the data was captured: an import of last week's files is dated last week.
+            func.max(func.coalesce(Run.started_at, Run.created_at)).label("last_run_at"),
+            func.percentile_cont(0.5).within_group(_headline_num("requests_per_sec")).filter(~left_out).label("rps"),
+            func.percentile_cont(0.5).within_group(_headline_num("latency_p99_ms")).filter(~left_out).label("p99"),
+            func.percentile_cont(0.5).within_group(_headline_num("latency_p50_ms")).filter(~left_out).label("p50"),
+            func.sum(func.coalesce(cast(Run.headline["errors"].astext, Float), 0)).filter(~Run.excluded)
+            .label("errors"),
         )
-        .where(Run.project_id == project.id)
+        .where(Run.project_id == project.id, Run.deleted_at.is_(None))
         .group_by(Run.experiment_id)
     )
     if page_ids is not None:
@@ -214,6 +242,7 @@ def history(
                 "run_count": row.run_count or 0,
                 "running_count": row.running_count or 0,
                 "invalid_runs": row.invalid_runs or 0,
+                "excluded_runs": row.excluded_runs or 0,
                 "last_run_at": row.last_run_at,
                 "headline": {
                     "requests_per_sec": row.rps,

@@ -59,6 +59,8 @@ class PollRun(BaseModel):
     experiment: str
     state: str
     wait_for_roles: list[str]
+    # How long the load lasts when its command says (wrk -d): daemons fit strace/perf windows inside it.
+    load_seconds: float | None = None
 
 
 class PollReply(BaseModel):

@@ -23,6 +23,7 @@ from perflab.ingest import pipeline
 from perflab.ingest.schemas import Batch, Hello, Join, RunCreate
 from perflab.ingest.sweep import SILENCE_REASON
 from perflab.projects.models import Project
+from perflab.runs.load import load_seconds
 from perflab.runs.models import RawChunk, RawChunkPart, Run, RunHost, Stream
 from perflab.tokens.models import AgentToken
 
@@ -105,7 +106,8 @@ def runs_for_host(session: Session, *, host: Host) -> list[dict[str, Any]]:
             state = "running" if run.started_at is not None else "waiting"
         else:
             continue
-        out.append({"run_id": run.id, "experiment": experiment, "state": state, "wait_for_roles": roles})
+        out.append({"run_id": run.id, "experiment": experiment, "state": state, "wait_for_roles": roles,
+                    "load_seconds": load_seconds(run.load_command)})
     return out
 
 

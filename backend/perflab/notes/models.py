@@ -11,9 +11,10 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from perflab.db import Base
 from perflab.models_base import CreatedAt, utcnow
+from perflab.versioning import Versioned
 
 
-class Note(CreatedAt, Base):
+class Note(CreatedAt, Versioned, Base):
     __tablename__ = "note"
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)

@@ -21,6 +21,8 @@ class NoteCreate(RequestModel):
 
 
 class NoteUpdate(RequestModel):
+    # The version the edit was made on (from the read); a stale one is refused with 409.
+    version: int | None = Field(default=None, ge=1)
     body_md: str | None = Field(default=None, min_length=1, max_length=BODY_MAX)
     t_start_s: float | None = Field(default=None, ge=0)
     t_end_s: float | None = Field(default=None, ge=0)
@@ -28,6 +30,8 @@ class NoteUpdate(RequestModel):
 
 class NoteRead(BaseModel):
     model_config = ConfigDict(from_attributes=True)
+
+    version: int = 1
 
     id: int
     project_id: int

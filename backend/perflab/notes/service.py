@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from perflab import versioning
 from perflab.auth.models import User
 from perflab.errors import BadInput, Forbidden, NotFound
 from perflab.experiments.models import Experiment
@@ -86,6 +87,7 @@ def update_note(session: Session, *, note: Note, user: User, changes: dict[str, 
     start = changes.get("t_start_s", note.t_start_s)
     end = changes.get("t_end_s", note.t_end_s)
     _check_range(note.run_id, start, end)
+    versioning.bump(session, note, sent=changes.get("version"), what="this note")
     if changes.get("body_md") is not None:
         note.body_md = changes["body_md"]
     if "t_start_s" in changes:

@@ -8,6 +8,7 @@ ever served as a download. Both tables carry run_id (Citus distributes by run).
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from sqlalchemy import (
     BigInteger,
@@ -58,6 +59,8 @@ class Profile(CreatedAt, Base):
     folded_gz: Mapped[bytes] = mapped_column(LargeBinary)
     # The upload as it came (an SVG keeps its script: download only, never rendered).
     artifact_id: Mapped[int | None] = mapped_column(ForeignKey("artifact.id", ondelete="SET NULL"))
+    # In the trash since then (alone, or with its run at the same instant).
+    deleted_at: Mapped[datetime | None]
 
 
 class ProfileFunction(Base):

@@ -21,6 +21,7 @@ from perflab.deps import (
     check_project_access,
     releases_connection,
 )
+from perflab.errors import NotFound
 from perflab.profiles import service
 from perflab.profiles.models import Profile
 from perflab.profiles.schemas import (
@@ -30,6 +31,7 @@ from perflab.profiles.schemas import (
     ProfileDiff,
     ProfileRead,
     ProfileTree,
+    ProfileUpdate,
 )
 from perflab.runs.router import ReadableRun, WritableRun
 
@@ -39,6 +41,8 @@ router = APIRouter(tags=["profiles"], route_class=OneHopRoute)
 def readable_profile(profile_id: str, principal: PrincipalDep, db: SessionDep) -> Profile:
     row = service.get_profile(db, profile_id=service.parse_profile_id(profile_id))
     check_project_access(principal, service.project_of(db, profile=row), "read")
+    if row.deleted_at is not None:
+        raise NotFound(f"profile {row.id} is in the trash; restore it from the project's Trash to see it")
     return row
 
 
@@ -49,7 +53,15 @@ def readable_other(
     return readable_profile(other, principal, db)
 
 
+@releases_connection
+def writable_profile(profile_id: str, principal: PrincipalDep, db: SessionDep) -> Profile:
+    row = readable_profile(profile_id, principal, db)
+    check_project_access(principal, service.project_of(db, profile=row), "write")
+    return row
+
+
 ReadableProfile = Annotated[Profile, Depends(readable_profile)]
+WritableProfile = Annotated[Profile, Depends(writable_profile)]
 OtherProfile = Annotated[Profile, Depends(readable_other)]
 
 
@@ -103,6 +115,14 @@ def list_project_profiles(project: ReadableProject, db: SessionDep) -> list[Prof
 @router.get("/api/profiles/{profile_id}", response_model=ProfileRead)
 def get_profile(profile: ReadableProfile, db: SessionDep) -> ProfileRead:
     return _read(profile, service.context(db, profile=profile))
+
+
+@router.patch("/api/profiles/{profile_id}", response_model=ProfileRead)
+def update_profile(body: ProfileUpdate, profile: WritableProfile, db: SessionDep) -> ProfileRead:
+    """Correct the unit after upload (members and owners): e.g. `{"unit": "nanoseconds"}` for perf
+    periods uploaded as samples, so it diffs with the agent's perf profiles."""
+    row = service.set_unit(db, profile=profile, unit=body.unit)
+    return _read(row, service.context(db, profile=row))
 
 
 MaxNodes = Annotated[

@@ -3,7 +3,9 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from perflab.schemas_base import RequestModel
 
 
 class ProfileCreated(BaseModel):
@@ -16,6 +18,12 @@ class ProfileCreated(BaseModel):
     frames: int
     lossy: bool
     warnings: list[str]
+
+
+class ProfileUpdate(RequestModel):
+    """Correct what a count is after upload (e.g. perf's nanosecond periods uploaded as samples)."""
+
+    unit: str = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z][A-Za-z0-9_ -]*$")
 
 
 class ProfileRead(BaseModel):

@@ -187,7 +187,7 @@ def folded(profile: Profile) -> bytes:
 
 
 def list_for_run(session: Session, *, run_id: uuid.UUID) -> list[Profile]:
-    stmt = select(Profile).where(Profile.run_id == run_id).order_by(Profile.created_at, Profile.id)
+    stmt = select(Profile).where(Profile.run_id == run_id, Profile.deleted_at.is_(None)).order_by(Profile.created_at, Profile.id)
     return list(session.scalars(stmt))
 
 
@@ -197,7 +197,7 @@ def list_for_project(session: Session, *, project_id: int, limit: int = 500) -> 
         select(Profile, Run.label, Experiment.id, Experiment.name)
         .join(Run, Run.id == Profile.run_id)
         .join(Experiment, Experiment.id == Run.experiment_id)
-        .where(Profile.project_id == project_id)
+        .where(Profile.project_id == project_id, Profile.deleted_at.is_(None))
         .order_by(Profile.created_at.desc(), Profile.id)
         .limit(limit)
     )
@@ -224,3 +224,14 @@ def project_of(session: Session, *, profile: Profile) -> Project:
     if project is None:  # the FK cascades: a profile without its project cannot exist
         raise NotFound(f"no profile {profile.id}")
     return project
+
+
+def set_unit(session: Session, *, profile: Profile, unit: str) -> Profile:
+    """Relabels the counts (values stay as uploaded); the upload's guess about the unit goes with it."""
+    unit = unit.strip().lower()
+    if unit == "ns":
+        unit = "nanoseconds"
+    profile.unit = unit
+    profile.warnings = [w for w in profile.warnings or [] if "look like sampling periods" not in w]
+    session.flush()
+    return profile

@@ -11,6 +11,8 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
+    ColumnElement,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
@@ -20,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    and_,
 )
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import Mapped, mapped_column, validates
@@ -56,11 +59,22 @@ class Run(CreatedAt, Base):
     content_hash: Mapped[str | None] = mapped_column(String(64))
     # Precomputed headline numbers (rps, p99, errors...) so history pages never parse.
     headline: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
+    # In the trash since then (restorable for trash.RETENTION, then purged); hidden everywhere.
+    deleted_at: Mapped[datetime | None]
+    # Kept and shown struck through with its reason, but left out of every statistic.
+    excluded: Mapped[bool] = mapped_column(Boolean, default=False, server_default="false")
+    excluded_reason: Mapped[str] = mapped_column(Text, default="", server_default="")
 
     @validates("label", "load_command")
     def _redact(self, _key: str, value: str) -> str:
         # Whatever client wrote it (the agent already strips its own token), no token is stored.
         return security.redact_tokens(value) if value else value
+
+
+def counted() -> ColumnElement[bool]:
+    """Runs that count in statistics (medians, verdicts, trends, history headlines): not in the trash,
+    not excluded by a user."""
+    return and_(Run.deleted_at.is_(None), Run.excluded.is_(False))
 
 
 class RunHost(Base):

@@ -3,9 +3,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends
+from sqlalchemy.orm import Session
 
 from perflab.deps import (
+    CurrentUser,
     OneHopRoute,
+    Principal,
     PrincipalDep,
     ReadableProject,
     SessionDep,
@@ -22,6 +25,7 @@ from perflab.runs.schemas import (
     RunListItem,
     RunPage,
     RunRead,
+    RunUpdate,
     StreamRead,
     StreamTail,
     SummaryRead,
@@ -31,22 +35,23 @@ from perflab.schemas_base import Page, PageSize
 router = APIRouter(tags=["runs"], route_class=OneHopRoute)
 
 
-@releases_connection
-def readable_run(run_id: str, principal: PrincipalDep, db: SessionDep) -> Run:
+def run_with_access(db: Session, principal: Principal, run_id: str, need: str) -> Run:
+    """The run if the caller may `need` it, in the trash or not."""
     run = service.get_run(db, run_id=service.parse_run_id(run_id))
     project = db.get(Project, run.project_id)
     assert project is not None
-    check_project_access(principal, project, "read", missing=f"no run {run.id}")
+    check_project_access(principal, project, need, missing=f"no run {run.id}")
     return run
+
+
+@releases_connection
+def readable_run(run_id: str, principal: PrincipalDep, db: SessionDep) -> Run:
+    return service.live(run_with_access(db, principal, run_id, "read"))
 
 
 @releases_connection
 def writable_run(run_id: str, principal: PrincipalDep, db: SessionDep) -> Run:
-    run = service.get_run(db, run_id=service.parse_run_id(run_id))
-    project = db.get(Project, run.project_id)
-    assert project is not None
-    check_project_access(principal, project, "write", missing=f"no run {run.id}")
-    return run
+    return service.live(run_with_access(db, principal, run_id, "write"))
 
 
 ReadableRun = Annotated[Run, Depends(readable_run)]
@@ -79,6 +84,13 @@ def get_run(run: ReadableRun, db: SessionDep) -> RunDetail:
     )
 
 
+@router.patch("/api/runs/{run_id}", response_model=RunRead)
+def update_run(body: RunUpdate, run: WritableRun, _: CurrentUser, db: SessionDep) -> RunRead:
+    """Exclude the run from every statistic (`{"excluded": true, "excluded_reason": "..."}`), include it
+    again (`{"excluded": false}`), or rename its hosts' roles (`{"roles": {"target": "proxy"}}`)."""
+    return RunRead.model_validate(service.update_run(db, run=run, changes=body.model_dump(exclude_unset=True)))
+
+
 @router.get("/api/experiments/{experiment_id}/runs", response_model=RunPage)
 def list_experiment_runs(experiment: ReadableExperiment, db: SessionDep, page: Page = 1, page_size: PageSize = 100) -> RunPage:
     project = db.get(Project, experiment.project_id)
@@ -93,6 +105,12 @@ def list_project_runs(
     return _page(service.list_runs(db, project=project, status=status, page=page, page_size=page_size))
 
 
+
+
+@router.get("/api/projects/{slug}/roles", response_model=list[str])
+def project_roles(project: ReadableProject, db: SessionDep) -> list[str]:
+    """Host roles the project's runs use, most used first (the Import page offers them)."""
+    return service.project_roles(db, project=project)
 
 
 @router.get("/api/runs/{run_id}/streams/{stream_id}/tail", response_model=StreamTail)

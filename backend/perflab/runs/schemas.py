@@ -4,7 +4,9 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from perflab.schemas_base import RequestModel
 
 
 class RunHostRead(BaseModel):
@@ -57,6 +59,19 @@ class RunRead(BaseModel):
     exit_code: int | None
     created_at: datetime
     headline: dict[str, Any]
+    # Left out of every statistic by a user, shown struck through with the reason.
+    excluded: bool = False
+    excluded_reason: str = ""
+    deleted_at: datetime | None = None
+
+
+class RunUpdate(RequestModel):
+    """Exclude a run from statistics (or include it again), or rename the roles of its hosts."""
+
+    excluded: bool | None = None
+    excluded_reason: str | None = Field(default=None, max_length=500)
+    # {"old role": "new role"}: e.g. an import's "target" becomes the agent's "proxy".
+    roles: dict[str, str] | None = Field(default=None, max_length=20)
 
 
 class RunDetail(RunRead):

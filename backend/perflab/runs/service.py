@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from perflab.errors import BadInput, NotFound
@@ -23,10 +24,66 @@ def parse_run_id(value: str) -> uuid.UUID:
 
 
 def get_run(session: Session, *, run_id: uuid.UUID) -> Run:
+    """The run, in the trash or not (routes check access first, then `live`)."""
     run = session.get(Run, run_id)
     if run is None:
         raise NotFound(f"no run {run_id}")
     return run
+
+
+def live(run: Run) -> Run:
+    if run.deleted_at is not None:
+        raise NotFound(f"run {run.id} is in the trash; restore it from the project's Trash to see it")
+    return run
+
+
+ROLE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+def update_run(session: Session, *, run: Run, changes: dict[str, Any]) -> Run:
+    """Exclude/include a run, or rename its hosts' roles everywhere its data carries them."""
+    if changes.get("excluded") is not None:
+        if changes["excluded"]:
+            reason = (changes.get("excluded_reason") or "").strip()
+            if not reason:
+                raise BadInput("say why the run is excluded (excluded_reason), e.g. 'the load generator was "
+                               "throttled'")
+            run.excluded, run.excluded_reason = True, reason
+        else:
+            run.excluded, run.excluded_reason = False, ""
+    elif changes.get("excluded_reason") is not None and run.excluded:
+        run.excluded_reason = changes["excluded_reason"].strip() or run.excluded_reason
+    if changes.get("roles"):
+        rename_roles(session, run=run, roles=changes["roles"])
+    session.flush()
+    return run
+
+
+def rename_roles(session: Session, *, run: Run, roles: dict[str, str]) -> None:
+    from perflab.artifacts.models import Artifact
+    from perflab.profiles.models import Profile
+    from perflab.runs.models import Series
+
+    current = set(session.scalars(select(RunHost.role).where(RunHost.run_id == run.id)))
+    current |= set(session.scalars(select(Stream.role).where(Stream.run_id == run.id)))
+    current |= set(session.scalars(select(Summary.role).where(Summary.run_id == run.id)))
+    for old, new in roles.items():
+        if old not in current:
+            raise BadInput(f"run {run.id} has no host with role {old!r} (it has {', '.join(sorted(current)) or 'none'})")
+        if not ROLE.match(new):
+            raise BadInput(f"role {new!r} may hold only letters, digits, '_', '.' and '-' (1 to 64 of them)")
+    renamed = {old: new for old, new in roles.items() if old != new}
+    after = {renamed.get(r, r) for r in current}
+    if len(after) < len(current):
+        raise BadInput("two hosts of a run cannot share a role; rename one of them to another name")
+    # Through a temporary name, so swapping two roles (a -> b, b -> a) works.
+    for step in ({old: f"\x01{i}" for i, old in enumerate(renamed)},
+                 {f"\x01{i}": renamed[old] for i, old in enumerate(renamed)}):
+        for old, new in step.items():
+            for model in (RunHost, Stream, Series, Summary, Profile, Artifact):
+                session.execute(update(model).where(model.run_id == run.id, model.role == old)
+                                .values(role=new).execution_options(synchronize_session=False))
+    run.expected_roles = [renamed.get(r, r) for r in run.expected_roles or []]
 
 
 def run_detail(session: Session, *, run: Run) -> dict[str, Any]:
@@ -68,7 +125,7 @@ def list_runs(
     stmt = (
         select(Run, Experiment.name)
         .join(Experiment, Experiment.id == Run.experiment_id)
-        .where(Run.project_id == project.id)
+        .where(Run.project_id == project.id, Run.deleted_at.is_(None))
     )
     if experiment_id is not None:
         stmt = stmt.where(Run.experiment_id == experiment_id)
@@ -106,3 +163,16 @@ def stream_tail(session: Session, *, run: Run, stream_id: int, lines: int) -> di
             break
     return {"stream_id": stream.id, "name": stream.name, "total_lines": stream.lines,
             "lines": [{"t": t, "text": text} for t, text in out[-lines:]]}
+
+
+def project_roles(session: Session, *, project: Project) -> list[str]:
+    """The host roles the project's runs use, most used first: what the Import page offers, so imported
+    runs take the names agent runs already have (proxy, loadgen...) and line up with them in compare."""
+    rows = session.execute(
+        select(Stream.role, func.count(func.distinct(Stream.run_id)).label("n"))
+        .join(Run, Run.id == Stream.run_id)
+        .where(Run.project_id == project.id, Run.deleted_at.is_(None))
+        .group_by(Stream.role)
+        .order_by(func.count(func.distinct(Stream.run_id)).desc(), Stream.role)
+    ).all()
+    return [role for role, _ in rows if role]

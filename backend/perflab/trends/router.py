@@ -24,7 +24,9 @@ def trend(
     alpha: Annotated[float, Query(
         ge=changepoints.MIN_ALPHA, le=changepoints.MAX_ALPHA,
         description="change-point sensitivity: the false-alarm rate per history (0.005 to 0.2)")] = changepoints.ALPHA,
+    include_archived: bool = False,
 ) -> TrendReply:
     """One metric across the project's experiments in time order, every run as a point, the median
     per experiment (invalid runs excluded), decisions and notes as markers, and change points."""
-    return TrendReply.model_validate(service.trend(db, project=project, metric=metric, alpha=alpha))
+    return TrendReply.model_validate(service.trend(db, project=project, metric=metric, alpha=alpha,
+                                                      include_archived=include_archived))

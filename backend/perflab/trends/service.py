@@ -27,7 +27,7 @@ from perflab.errors import BadInput
 from perflab.experiments.models import Experiment
 from perflab.notes.models import Note
 from perflab.projects.models import Project
-from perflab.runs.models import Run, Series, Summary
+from perflab.runs.models import Run, Series, Summary, counted
 from perflab.trends import changepoints
 
 # headline field -> (label, unit, higher is better)
@@ -158,13 +158,18 @@ def _median(values: Sequence[float]) -> float | None:
     return changepoints.median(values) if values else None
 
 
-def trend(session: Session, *, project: Project, metric: str, alpha: float = changepoints.ALPHA) -> dict[str, Any]:
+def trend(session: Session, *, project: Project, metric: str, alpha: float = changepoints.ALPHA,
+          include_archived: bool = False) -> dict[str, Any]:
     mk = parse_key(metric)
     label, unit, hib = _label(mk)
     values = _run_values(session, project, mk)
+    # Runs in the trash or excluded by a user never count; archived experiments only when asked for.
+    shown = select(Experiment.id).where(Experiment.project_id == project.id, Experiment.deleted_at.is_(None))
+    if not include_archived:
+        shown = shown.where(Experiment.status != "archived")
     runs = session.execute(
         select(Run.id, Run.label, Run.experiment_id, func.coalesce(Run.started_at, Run.created_at), Run.headline["validity"])
-        .where(Run.id.in_(values))
+        .where(Run.id.in_(values), counted(), Run.experiment_id.in_(shown))
     ).all() if values else []
     by_exp: dict[int, list[dict[str, Any]]] = {}
     for run_id, run_label, exp_id, at, validity_raw in runs:

@@ -380,7 +380,11 @@ export interface paths {
         get: operations["experiments-get_experiment"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete Experiment
+         * @description Puts the experiment and its runs in the trash (restorable together for 30 days).
+         */
+        delete: operations["trash-delete_experiment"];
         options?: never;
         head?: never;
         /** Update Experiment */
@@ -398,6 +402,23 @@ export interface paths {
         get: operations["decisions-prefill_decision"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{experiment_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore Experiment */
+        post: operations["trash-restore_experiment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -485,10 +506,19 @@ export interface paths {
         get: operations["profiles-get_profile"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete Profile
+         * @description Puts the profile in the trash (restorable for 30 days).
+         */
+        delete: operations["trash-delete_profile"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update Profile
+         * @description Correct the unit after upload (members and owners): e.g. `{"unit": "nanoseconds"}` for perf
+         *     periods uploaded as samples, so it diffs with the agent's perf profiles.
+         */
+        patch: operations["profiles-update_profile"];
         trace?: never;
     };
     "/api/profiles/{profile_id}/diff": {
@@ -500,8 +530,7 @@ export interface paths {
         };
         /**
          * Get Diff
-         * @description ``profile`` is the baseline; ``other`` is scaled to its total (see ``factor``). Bounded
-         *     like the tree (``pruned``), with the largest function changes first (``functions_total``).
+         * @description ``profile`` is the baseline; ``other`` is scaled to its total (see ``factor``).
          */
         get: operations["profiles-get_diff"];
         put?: never;
@@ -566,6 +595,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/profiles/{profile_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore Profile */
+        post: operations["trash-restore_profile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/profiles/{profile_id}/tree": {
         parameters: {
             query?: never;
@@ -573,10 +619,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Get Tree
-         * @description The call tree, bounded: ``pruned`` says how many frames were left out and what they held.
-         */
+        /** Get Tree */
         get: operations["profiles-get_tree"];
         put?: never;
         post?: never;
@@ -757,7 +800,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Experiments */
+        /**
+         * List Experiments
+         * @description Archived experiments are left out unless `include_archived=true` (or `status=archived`).
+         */
         get: operations["experiments-list_experiments"];
         put?: never;
         /** Create Experiment */
@@ -861,27 +907,6 @@ export interface paths {
         patch: operations["members-update_member"];
         trace?: never;
     };
-    "/api/projects/{slug}/noise": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Noise
-         * @description The noise of one experiment's setup from its repeated runs: per metric and host role, the smallest change
-         *     that n runs a side detect.
-         */
-        get: operations["compare-noise"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/projects/{slug}/notes": {
         parameters: {
             query?: never;
@@ -909,6 +934,26 @@ export interface paths {
         };
         /** List Project Profiles */
         get: operations["profiles-list_project_profiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Project Roles
+         * @description Host roles the project's runs use, most used first (the Import page offers them).
+         */
+        get: operations["runs-project_roles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -969,6 +1014,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{slug}/trash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Trash
+         * @description What was deleted in the last 30 days, newest first; each restorable until its `purge_at`.
+         */
+        get: operations["trash-list_trash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{slug}/trend": {
         parameters: {
             query?: never;
@@ -1010,30 +1075,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/projects/{slug}/verdict-settings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Verdict Settings
-         * @description The smallest meaningful change per metric family behind "equivalent" verdicts.
-         */
-        get: operations["compare-get_verdict_settings"];
-        /**
-         * Put Verdict Settings
-         * @description Owners only: change a family's smallest meaningful change (percent), or reset it with null.
-         */
-        put: operations["compare-put_verdict_settings"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/runs/{run_id}": {
         parameters: {
             query?: never;
@@ -1045,10 +1086,20 @@ export interface paths {
         get: operations["runs-get_run"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete Run
+         * @description Puts the run (and its profiles) in the project's trash: hidden, out of every statistic, restorable
+         *     for 30 days with POST .../restore, then purged.
+         */
+        delete: operations["trash-delete_run"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update Run
+         * @description Exclude the run from every statistic (`{"excluded": true, "excluded_reason": "..."}`), include it
+         *     again (`{"excluded": false}`), or rename its hosts' roles (`{"roles": {"target": "proxy"}}`).
+         */
+        patch: operations["runs-update_run"];
         trace?: never;
     };
     "/api/runs/{run_id}/events": {
@@ -1060,10 +1111,7 @@ export interface paths {
         };
         /**
          * Run Events
-         * @description Server-sent events: a snapshot whenever the run changes.
-         *
-         *     Every viewer of a run on this server reads one shared feed, recomputed when PostgreSQL notifies
-         *     a change of the run (cluster/live.py), so viewers cost no query each.
+         * @description Server-sent events: a snapshot whenever the run changes, at most once a second.
          */
         get: operations["series-run_events"];
         put?: never;
@@ -1110,6 +1158,26 @@ export interface paths {
          *     or not. 422 names the line that is wrong; 413 when it is too large once decompressed.
          */
         post: operations["profiles-upload_profile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore Run
+         * @description Brings the run back from the trash, with the profiles deleted with it. Answers what was restored.
+         */
+        post: operations["trash-restore_run"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1369,8 +1437,6 @@ export interface components {
             delta?: number | null;
             /** Delta Pct */
             delta_pct?: number | null;
-            /** Detectable Pct */
-            detectable_pct?: number | null;
             /** Flags */
             flags?: string[];
             /**
@@ -1378,8 +1444,6 @@ export interface components {
              * @default 0
              */
             invalid_runs?: number;
-            /** Margin Pct */
-            margin_pct?: number | null;
             /** Max */
             max: number | null;
             /** Median */
@@ -1390,24 +1454,13 @@ export interface components {
             n: number;
             /** Noise Floor Pct */
             noise_floor_pct?: number | null;
-            /** Outliers */
-            outliers?: number[];
-            /** Runs Needed */
-            runs_needed?: number | null;
-            /**
-             * Two Mode
-             * @default false
-             */
-            two_mode?: boolean;
-            /** Undecided Reason */
-            undecided_reason?: string | null;
             /** Values */
             values: (number | null)[];
             /**
              * Verdict
              * @enum {string}
              */
-            verdict: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
+            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
         };
         /** ChangePointMethod */
         ChangePointMethod: {
@@ -1458,7 +1511,6 @@ export interface components {
             metrics: components["schemas"]["MetricVerdict"][];
             /** Netqtop */
             netqtop: components["schemas"]["TelemetryRow"][];
-            noise?: components["schemas"]["SetupNoise"] | null;
             /** Notes */
             notes: components["schemas"]["NoteRef"][];
             /** Overlay Metrics */
@@ -1619,6 +1671,11 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
+            /**
+             * Version
+             * @default 1
+             */
+            version?: number;
         };
         /** DecisionUpdate */
         DecisionUpdate: {
@@ -1638,25 +1695,8 @@ export interface components {
             rationale?: string | null;
             /** Status */
             status?: ("proposed" | "adopted" | "rejected" | "inconclusive") | null;
-        };
-        /**
-         * DiffPruned
-         * @description Like TreePruned for a diff: a node's score is its share of the base plus its share of the
-         *     other; ``min_share`` is the smallest score kept.
-         */
-        DiffPruned: {
-            /** Groups */
-            groups: number;
-            /** Max Nodes */
-            max_nodes: number;
-            /** Min Share */
-            min_share: number;
-            /** Nodes */
-            nodes: number;
-            /** Total Base */
-            total_base: number;
-            /** Total Other */
-            total_other: number;
+            /** Version */
+            version?: number | null;
         };
         /** EvidenceRead */
         EvidenceRead: {
@@ -1739,6 +1779,13 @@ export interface components {
             decision?: {
                 [key: string]: unknown;
             } | null;
+            /** Deleted At */
+            deleted_at?: string | null;
+            /**
+             * Excluded Runs
+             * @default 0
+             */
+            excluded_runs?: number;
             headline: components["schemas"]["ExperimentHeadline"];
             /** Hypothesis */
             hypothesis: string;
@@ -1768,6 +1815,11 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
+            /**
+             * Version
+             * @default 1
+             */
+            version?: number;
         };
         /** ExperimentPage */
         ExperimentPage: {
@@ -1789,6 +1841,8 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /** Deleted At */
+            deleted_at?: string | null;
             /** Hypothesis */
             hypothesis: string;
             /** Id */
@@ -1806,6 +1860,11 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
+            /**
+             * Version
+             * @default 1
+             */
+            version?: number;
         };
         /** ExperimentUpdate */
         ExperimentUpdate: {
@@ -1817,6 +1876,8 @@ export interface components {
             status?: ("planned" | "running" | "done" | "archived") | null;
             /** Tags */
             tags?: string[] | null;
+            /** Version */
+            version?: number | null;
         };
         /** FileDiff */
         FileDiff: {
@@ -2199,10 +2260,6 @@ export interface components {
             delta_pct: {
                 [key: string]: number | null;
             };
-            /** Detectable Pct */
-            detectable_pct?: {
-                [key: string]: number | null;
-            };
             /**
              * Direction
              * @enum {string}
@@ -2214,21 +2271,13 @@ export interface components {
             runs: {
                 [key: string]: number;
             };
-            /** Runs Needed */
-            runs_needed?: {
-                [key: string]: number | null;
-            };
-            /** Undecided Reason */
-            undecided_reason?: {
-                [key: string]: string | null;
-            };
             /** Values */
             values: {
                 [key: string]: number | null;
             };
             /** Verdict */
             verdict: {
-                [key: string]: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
+                [key: string]: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
             };
         };
         /** Mover */
@@ -2260,35 +2309,7 @@ export interface components {
              * Verdict
              * @enum {string}
              */
-            verdict: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
-        };
-        /** NoiseRow */
-        NoiseRow: {
-            /** Detectable By Runs */
-            detectable_by_runs: {
-                [key: string]: number | null;
-            };
-            /** Detectable Pct */
-            detectable_pct: number | null;
-            /** Key */
-            key: string;
-            /** Label */
-            label: string;
-            /** Median */
-            median: number;
-            /** N */
-            n: number;
-            /** Role */
-            role: string | null;
-            /**
-             * Section
-             * @enum {string}
-             */
-            section: "results" | "telemetry";
-            /** Spread Pct */
-            spread_pct: number | null;
-            /** Unit */
-            unit: string;
+            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
         };
         /** NoteCreate */
         NoteCreate: {
@@ -2333,6 +2354,11 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
+            /**
+             * Version
+             * @default 1
+             */
+            version?: number;
         };
         /** NoteRef */
         NoteRef: {
@@ -2362,6 +2388,8 @@ export interface components {
             t_end_s?: number | null;
             /** T Start S */
             t_start_s?: number | null;
+            /** Version */
+            version?: number | null;
         };
         /** OverlayExperiment */
         OverlayExperiment: {
@@ -2453,6 +2481,8 @@ export interface components {
         PollRun: {
             /** Experiment */
             experiment: string;
+            /** Load Seconds */
+            load_seconds?: number | null;
             /**
              * Run Id
              * Format: uuid
@@ -2501,15 +2531,12 @@ export interface components {
             functions: {
                 [key: string]: string | number;
             }[];
-            /** Functions Total */
-            functions_total: number;
             /** Names */
             names: string[];
             /** Nodes */
             nodes: number[][];
             /** Other Total */
             other_total: number;
-            pruned: components["schemas"]["DiffPruned"];
             /** Unit */
             unit: string;
         };
@@ -2564,17 +2591,23 @@ export interface components {
         /**
          * ProfileTree
          * @description The merged call tree: nodes are [name_idx, self, total, parent_idx] in pre-order, node 0
-         *     the root "all" (parent -1); siblings sorted by name; at most max_nodes frames plus the
-         *     "[pruned]" nodes that stand for the rest (see ``pruned``).
+         *     the root "all" (parent -1); siblings sorted by name.
          */
         ProfileTree: {
             /** Names */
             names: string[];
             /** Nodes */
             nodes: number[][];
-            pruned: components["schemas"]["TreePruned"];
             /** Total */
             total: number;
+            /** Unit */
+            unit: string;
+        };
+        /**
+         * ProfileUpdate
+         * @description Correct what a count is after upload (e.g. perf's nanosecond periods uploaded as samples).
+         */
+        ProfileUpdate: {
             /** Unit */
             unit: string;
         };
@@ -2717,8 +2750,20 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /** Deleted At */
+            deleted_at?: string | null;
             /** Ended At */
             ended_at: string | null;
+            /**
+             * Excluded
+             * @default false
+             */
+            excluded?: boolean;
+            /**
+             * Excluded Reason
+             * @default
+             */
+            excluded_reason?: string;
             /** Exit Code */
             exit_code: number | null;
             /** Experiment Id */
@@ -2838,8 +2883,20 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /** Deleted At */
+            deleted_at?: string | null;
             /** Ended At */
             ended_at: string | null;
+            /**
+             * Excluded
+             * @default false
+             */
+            excluded?: boolean;
+            /**
+             * Excluded Reason
+             * @default
+             */
+            excluded_reason?: string;
             /** Exit Code */
             exit_code: number | null;
             /** Experiment Id */
@@ -2880,6 +2937,69 @@ export interface components {
             page_size: number;
             /** Total */
             total: number;
+        };
+        /** RunRead */
+        RunRead: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Deleted At */
+            deleted_at?: string | null;
+            /** Ended At */
+            ended_at: string | null;
+            /**
+             * Excluded
+             * @default false
+             */
+            excluded?: boolean;
+            /**
+             * Excluded Reason
+             * @default
+             */
+            excluded_reason?: string;
+            /** Exit Code */
+            exit_code: number | null;
+            /** Experiment Id */
+            experiment_id: number;
+            /** Headline */
+            headline: {
+                [key: string]: unknown;
+            };
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Label */
+            label: string;
+            /** Load Command */
+            load_command: string;
+            /** Project Id */
+            project_id: number;
+            /** Source */
+            source: string;
+            /** Started At */
+            started_at: string | null;
+            /** Status */
+            status: string;
+            /** Status Reasons */
+            status_reasons: string[];
+        };
+        /**
+         * RunUpdate
+         * @description Exclude a run from statistics (or include it again), or rename the roles of its hosts.
+         */
+        RunUpdate: {
+            /** Excluded */
+            excluded?: boolean | null;
+            /** Excluded Reason */
+            excluded_reason?: string | null;
+            /** Roles */
+            roles?: {
+                [key: string]: string;
+            } | null;
         };
         /** RunWarning */
         RunWarning: {
@@ -2950,18 +3070,6 @@ export interface components {
         ServerTime: {
             /** Server Time */
             server_time: number;
-        };
-        /**
-         * SetupNoise
-         * @description From the repeated runs of one experiment: "this setup detects changes of X% or more with n runs".
-         */
-        SetupNoise: {
-            /** Experiment */
-            experiment: string;
-            /** Rows */
-            rows: components["schemas"]["NoiseRow"][];
-            /** Runs */
-            runs: number;
         };
         /** ShareLinkCreate */
         ShareLinkCreate: {
@@ -3087,20 +3195,16 @@ export interface components {
         };
         /** StatsMethod */
         StatsMethod: {
-            /** Alpha */
-            alpha: number;
             /** Confidence */
             confidence: number;
             /** Detail */
             detail: string;
-            /** Margins Pct */
-            margins_pct?: {
-                [key: string]: number;
-            };
             /** Name */
             name: string;
-            /** Power */
-            power: number;
+            /** Resamples */
+            resamples: number;
+            /** Seed */
+            seed: number;
         };
         /** StreamRead */
         StreamRead: {
@@ -3170,18 +3274,12 @@ export interface components {
             calls: number | null;
             /** Calls Delta Pct */
             calls_delta_pct?: number | null;
-            /** Calls Detectable Pct */
-            calls_detectable_pct?: number | null;
-            /** Calls Runs Needed */
-            calls_runs_needed?: number | null;
-            /** Calls Undecided Reason */
-            calls_undecided_reason?: string | null;
             /**
              * Calls Verdict
              * @default no_data
              * @enum {string}
              */
-            calls_verdict?: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
+            calls_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
             /** Errors */
             errors: number | null;
             /** N */
@@ -3190,18 +3288,12 @@ export interface components {
             seconds: number | null;
             /** Seconds Delta Pct */
             seconds_delta_pct?: number | null;
-            /** Seconds Detectable Pct */
-            seconds_detectable_pct?: number | null;
-            /** Seconds Runs Needed */
-            seconds_runs_needed?: number | null;
-            /** Seconds Undecided Reason */
-            seconds_undecided_reason?: string | null;
             /**
              * Seconds Verdict
              * @default no_data
              * @enum {string}
              */
-            seconds_verdict?: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
+            seconds_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
             /** Usecs Per Call */
             usecs_per_call: number | null;
         };
@@ -3324,22 +3416,35 @@ export interface components {
             scopes: string[];
         };
         /**
-         * TreePruned
-         * @description What a bounded tree left out: ``nodes`` frames, summed into ``groups`` "[pruned]" nodes
-         *     (one under each frame that lost children) holding ``total``; the smallest total kept is
-         *     ``min_total``. ``nodes == 0``: the whole tree is there.
+         * TrashItem
+         * @description Something in a project's trash: restorable until `purge_at`.
          */
-        TreePruned: {
-            /** Groups */
-            groups: number;
-            /** Max Nodes */
-            max_nodes: number;
-            /** Min Total */
-            min_total: number;
-            /** Nodes */
-            nodes: number;
-            /** Total */
-            total: number;
+        TrashItem: {
+            /**
+             * Deleted At
+             * Format: date-time
+             */
+            deleted_at: string;
+            /** Experiment Id */
+            experiment_id: number;
+            /** Experiment Name */
+            experiment_name: string;
+            /** Id */
+            id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "experiment" | "run" | "profile";
+            /** Name */
+            name: string;
+            /**
+             * Purge At
+             * Format: date-time
+             */
+            purge_at: string;
+            /** Run Id */
+            run_id: string | null;
         };
         /** TrendChangePoint */
         TrendChangePoint: {
@@ -3528,30 +3633,6 @@ export interface components {
              * @default 1
              */
             socket_errors_pct?: number;
-        };
-        /**
-         * VerdictSettingsRead
-         * @description The smallest meaningful change per metric family (percent): a change provably inside it is "equivalent".
-         */
-        VerdictSettingsRead: {
-            /** Defaults Pct */
-            defaults_pct: {
-                [key: string]: number;
-            };
-            /** Margins Pct */
-            margins_pct: {
-                [key: string]: number;
-            };
-        };
-        /**
-         * VerdictSettingsUpdate
-         * @description Families to change (percent, above 0 and at most 50), or null to go back to the default.
-         */
-        VerdictSettingsUpdate: {
-            /** Margins Pct */
-            margins_pct: {
-                [key: string]: number | null;
-            };
         };
         /**
          * ViewState
@@ -4349,6 +4430,37 @@ export interface operations {
             };
         };
     };
+    "trash-delete_experiment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "experiments-update_experiment": {
         parameters: {
             query?: never;
@@ -4404,6 +4516,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DecisionDraft"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "trash-restore_experiment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"];
                 };
             };
             /** @description Validation Error */
@@ -4630,13 +4773,75 @@ export interface operations {
             };
         };
     };
+    "trash-delete_profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "profiles-update_profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProfileUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "profiles-get_diff": {
         parameters: {
             query: {
-                /** @description at most this many frames, the largest first; the rest is summed into [pruned] nodes */
-                max_nodes?: number;
-                /** @description leave out frames under this share of the total (0.001 = 0.1%) */
-                min_share?: number;
                 /** @description the profile to compare with */
                 other: string;
             };
@@ -4760,14 +4965,40 @@ export interface operations {
             };
         };
     };
+    "trash-restore_profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "profiles-get_tree": {
         parameters: {
-            query?: {
-                /** @description at most this many frames, the largest first; the rest is summed into [pruned] nodes */
-                max_nodes?: number;
-                /** @description leave out frames under this share of the total (0.001 = 0.1%) */
-                min_share?: number;
-            };
+            query?: never;
             header?: never;
             path: {
                 profile_id: string;
@@ -4947,10 +5178,6 @@ export interface operations {
     "compare-compare": {
         parameters: {
             query: {
-                /** @description a sequential design's look (perflab-agent run --repeat auto): verdicts at alpha / looks */
-                look?: number | null;
-                /** @description the design's planned looks */
-                looks?: number | null;
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
@@ -5286,6 +5513,7 @@ export interface operations {
                 created_after?: string | null;
                 created_before?: string | null;
                 decision?: string | null;
+                include_archived?: boolean;
             };
             header?: never;
             path: {
@@ -5583,41 +5811,6 @@ export interface operations {
             };
         };
     };
-    "compare-noise": {
-        parameters: {
-            query: {
-                /** @description experiment name or id */
-                experiment: string;
-                include_invalid?: boolean;
-            };
-            header?: never;
-            path: {
-                slug: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SetupNoise"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
     "notes-list_notes": {
         parameters: {
             query?: {
@@ -5706,6 +5899,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProfileRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "runs-project_roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[];
                 };
             };
             /** @description Validation Error */
@@ -5851,6 +6075,37 @@ export interface operations {
             };
         };
     };
+    "trash-list_trash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "trends-trend": {
         parameters: {
             query: {
@@ -5858,6 +6113,7 @@ export interface operations {
                 metric: string;
                 /** @description change-point significance level */
                 alpha?: number;
+                include_archived?: boolean;
             };
             header?: never;
             path: {
@@ -5918,72 +6174,6 @@ export interface operations {
             };
         };
     };
-    "compare-get_verdict_settings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                slug: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["VerdictSettingsRead"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
-    "compare-put_verdict_settings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                slug: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["VerdictSettingsUpdate"];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["VerdictSettingsRead"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
     "runs-get_run": {
         parameters: {
             query?: never;
@@ -6002,6 +6192,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "trash-delete_run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "runs-update_run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunRead"];
                 };
             };
             /** @description Validation Error */
@@ -6131,6 +6387,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProfileCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "trash-restore_run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashItem"];
                 };
             };
             /** @description Validation Error */

@@ -2,7 +2,7 @@
 import { type QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState } from "react";
 import { RouterProvider } from "react-router";
-import { authKeys, loginPath } from "@/features/auth";
+import { authKeys, loginPath, setSessionExpired } from "@/features/auth";
 import { CompareFindings, RunFindings } from "@/features/findings";
 import { type Slots, SlotsProvider } from "@/lib/slots";
 import { createQueryClient } from "./query-client";
@@ -18,6 +18,11 @@ export function App() {
       const here = router.state.location;
       // The login form's own 401 ("wrong password") is shown on the form, not redirected.
       if (here.pathname === "/login") return;
+      // Logged in until now: a dialog over the page, which keeps what was being typed (drafts too).
+      if (queryClient.getQueryData(authKeys.me)) {
+        setSessionExpired(true);
+        return;
+      }
       queryClient.removeQueries({ queryKey: authKeys.me });
       void router.navigate(loginPath(here), { replace: true });
     });

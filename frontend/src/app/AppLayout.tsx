@@ -1,7 +1,8 @@
 // The frame of every logged-in page: brand, top navigation, who is logged in, log out.
 import { useQuery } from "@tanstack/react-query";
 import { Link, NavLink, Outlet, ScrollRestoration, useNavigate } from "react-router";
-import { BrandMark, meQueryOptions, useLogout } from "@/features/auth";
+import { UndoToast } from "@/components/UndoToast";
+import { BrandMark, meQueryOptions, SessionExpiredDialog, useLogout } from "@/features/auth";
 
 export function AppLayout() {
   const me = useQuery(meQueryOptions());
@@ -49,6 +50,8 @@ export function AppLayout() {
       <div id="main">
         <Outlet />
       </div>
+      <UndoToast />
+      <SessionExpiredDialog />
       <ScrollRestoration />
     </div>
   );

@@ -14,6 +14,7 @@ const TABS = [
   { to: "members", label: "Members" },
   { to: "alerts", label: "Alerts" },
   { to: "tokens", label: "Tokens" },
+  { to: "trash", label: "Trash" },
 ] as const;
 
 function activeTab(pathname: string, slug: string): string {
@@ -41,7 +42,8 @@ export function ProjectLayout() {
 
   return (
     <>
-      <title>{`${project.data?.name ?? slug} · perflab`}</title>
+      {/* No <title> here: each page names itself (useTitle), which a title rendered by this frame
+          overwrote on every re-render, so a direct load showed the project's name instead. */}
       <div className="project-bar">
         <div className="project-bar-title">
           <Link to="/projects" className="muted">

@@ -31,6 +31,7 @@ const runProfilesPage = async () => ({ Component: (await import("@/features/prof
 const profileComparePage = async () => ({
   Component: (await import("@/features/profiles")).ProfileComparePage,
 });
+const trashPage = async () => ({ Component: (await import("@/features/trash")).TrashPage });
 const profileViewerPage = async () => ({
   Component: (await import("@/features/profiles")).ProfileViewerPage,
 });
@@ -94,6 +95,7 @@ export function createAppRouter(queryClient: QueryClient) {
                 { path: "members", element: <MembersPage /> },
                 { path: "alerts", element: <AlertsPage /> },
                 { path: "trends", lazy: trendPage, hydrateFallbackElement: loading },
+                { path: "trash", lazy: trashPage, hydrateFallbackElement: loading },
                 { path: "import", lazy: importPage, hydrateFallbackElement: loading },
                 {
                   path: "compare",

@@ -1,7 +1,7 @@
 // The notes and tuning decisions that belong to what a page shows (an experiment, a run), so the
 // reasoning sits next to the numbers and not only on comparison pages. Presentational: the page
 // fetches and says how to add a note.
-import { type FormEvent, useState } from "react";
+import type { FormEvent } from "react";
 import { Link } from "react-router";
 import type { DecisionRead, NoteRead } from "@/api/notes";
 import { ErrorBox } from "@/components/ErrorBox";
@@ -10,6 +10,7 @@ import { MarkdownText } from "@/components/MarkdownText";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeAgo } from "@/components/TimeAgo";
 import { formatClock } from "@/lib/time-axis";
+import { useDraft } from "@/lib/use-draft";
 
 interface Props {
   notes: readonly NoteRead[];
@@ -23,6 +24,8 @@ interface Props {
   addError?: unknown;
   /** Where decisions are made (a comparison page), for the empty state. */
   decideHint?: string;
+  /** Keeps the note being typed across reloads and expired sessions (e.g. "note:run:<id>"). */
+  draftKey?: string;
 }
 
 export function noteRange(n: Pick<NoteRead, "t_start_s" | "t_end_s">): string | null {
@@ -40,13 +43,18 @@ export function NotesAndDecisions({
   adding = false,
   addError,
   decideHint = "Decisions are recorded from a comparison of this experiment against its baseline.",
+  draftKey,
 }: Props) {
-  const [body, setBody] = useState("");
+  const [body, setBody, clearBody] = useDraft(draftKey ?? null);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!onAddNote || !body.trim()) return;
-    await onAddNote(body.trim());
-    setBody("");
+    try {
+      await onAddNote(body.trim());
+      clearBody();
+    } catch {
+      // Shown by addError; the draft stays (an expired session opens the log-in dialog over the page).
+    }
   };
   return (
     <section className="card" aria-labelledby="notes-decisions-title" data-testid="notes-decisions">

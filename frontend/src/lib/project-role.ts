@@ -10,6 +10,7 @@ export function projectMembersQueryOptions(slug: string) {
     queryFn: ({ signal }) =>
       unwrap(api.GET("/api/projects/{slug}/members", { params: { path: { slug } }, signal })),
     staleTime: 60_000,
+    enabled: slug !== "",
   });
 }
 

@@ -176,12 +176,13 @@ def parse_folded(
 
 
 def _profile(stacks: dict[str, int], warnings: list[str], unit: str | None, name: str) -> Profile:
-    if unit is None:
+    # Said "samples" (or nothing) but every count is a multiple of a large period: perf's nanoseconds.
+    if unit in (None, "samples"):
         common = math.gcd(*stacks.values())
         if common >= _PERIOD_HINT:
             warnings.append(
                 f"every count is a multiple of {common}: these look like sampling periods "
                 "(perf's cpu-clock counts nanoseconds), not samples; upload with "
-                "unit=nanoseconds if so"
+                "unit=nanoseconds, or correct the unit of this profile (PATCH unit)"
             )
     return Profile(stacks=stacks, unit=unit or "samples", format=FORMAT, warnings=warnings, name=name)

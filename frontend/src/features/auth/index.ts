@@ -2,3 +2,5 @@
 export { authKeys, type Me, mayHaveSession, meQueryOptions, useLogout } from "./api";
 export { BrandMark, LoginPage } from "./components/LoginPage";
 export { loginPath, RequireAuth } from "./components/RequireAuth";
+export { SessionExpiredDialog } from "./components/SessionExpiredDialog";
+export { setSessionExpired } from "./session-expired";

@@ -23,6 +23,7 @@ describe("experiment history URL state", () => {
       from: "",
       to: "",
       selected: [],
+      archived: false,
     });
   });
 

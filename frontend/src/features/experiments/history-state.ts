@@ -45,6 +45,8 @@ export interface HistoryState {
   to: string;
   /** Selected experiment ids, kept across pages for Compare. */
   selected: number[];
+  /** Archived experiments are hidden unless this is on (or the status filter is "archived"). */
+  archived: boolean;
 }
 
 const DEFAULTS = { page: 1, size: DEFAULT_PAGE_SIZE, sort: "created", order: "desc" } as const;
@@ -62,6 +64,7 @@ export function parseHistoryState(params: URLSearchParams): HistoryState {
     from: readDate(params, "from"),
     to: readDate(params, "to"),
     selected: readIntList(params, "sel"),
+    archived: params.get("archived") === "1",
   };
 }
 
@@ -75,9 +78,9 @@ export function updateHistoryParams(
 ): URLSearchParams {
   const resetsPage =
     change.page === undefined &&
-    (["pageSize", "sort", "order", "q", "tags", "status", "decision", "from", "to"] as const).some(
-      (k) => k in change,
-    );
+    (
+      ["pageSize", "sort", "order", "q", "tags", "status", "decision", "from", "to", "archived"] as const
+    ).some((k) => k in change);
   const patch: Record<string, string | number | string[] | number[] | undefined> = {};
   if (change.page !== undefined) patch.page = change.page;
   if (resetsPage) patch.page = 1;
@@ -91,6 +94,7 @@ export function updateHistoryParams(
   if (change.from !== undefined) patch.from = change.from;
   if (change.to !== undefined) patch.to = change.to;
   if (change.selected !== undefined) patch.sel = change.selected;
+  if (change.archived !== undefined) patch.archived = change.archived ? "1" : "";
   return patchParams(current, patch, DEFAULTS);
 }
 
@@ -113,6 +117,7 @@ export function historyQuery(s: HistoryState) {
     tag: s.tags.length ? s.tags : undefined,
     status: s.status || undefined,
     decision: s.decision || undefined,
+    include_archived: s.archived || undefined,
     created_after: dayStartIso(s.from),
     // Exclusive upper bound at the next midnight, so "to" includes the whole day.
     created_before: dayStartIso(s.to, 1),

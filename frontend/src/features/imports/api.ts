@@ -86,3 +86,13 @@ export function useCreateImport(slug: string) {
       ]),
   });
 }
+
+/** Host roles the project's runs already use, most used first: offered for every file. */
+export function projectRolesQueryOptions(slug: string) {
+  return queryOptions({
+    queryKey: ["imports", "roles", slug] as const,
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/projects/{slug}/roles", { params: { path: { slug } }, signal })),
+    staleTime: 60_000,
+  });
+}

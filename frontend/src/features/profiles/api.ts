@@ -135,3 +135,10 @@ export function uploadProfile({
     xhr.send(file);
   });
 }
+
+/** Corrects what a count is after upload (values stay as uploaded). */
+export async function setProfileUnit(profileId: string, unit: string) {
+  return unwrap(
+    api.PATCH("/api/profiles/{profile_id}", { params: { path: { profile_id: profileId } }, body: { unit } }),
+  );
+}

@@ -15,13 +15,17 @@ export function trendMetricsQueryOptions(slug: string) {
   });
 }
 
-export function trendQueryOptions(slug: string, metric: string, alpha?: number) {
+/** `alpha`: change-point sensitivity; `archived`: include archived experiments (hidden by default). */
+export function trendQueryOptions(slug: string, metric: string, alpha?: number, archived = false) {
   return queryOptions({
-    queryKey: ["trend", slug, metric, alpha ?? null] as const,
+    queryKey: ["trend", slug, metric, alpha ?? null, archived] as const,
     queryFn: ({ signal }) =>
       unwrap(
         api.GET("/api/projects/{slug}/trend", {
-          params: { path: { slug }, query: alpha === undefined ? { metric } : { metric, alpha } },
+          params: {
+            path: { slug },
+            query: { metric, ...(alpha === undefined ? {} : { alpha }), include_archived: archived || undefined },
+          },
           signal,
         }),
       ),

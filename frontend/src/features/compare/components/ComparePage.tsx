@@ -7,6 +7,7 @@ import { Link, useParams, useSearchParams } from "react-router";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { SkeletonBlock } from "@/components/Skeleton";
+import { useProjectRole } from "@/lib/project-role";
 import { useTitle } from "@/lib/use-title";
 import { type CompareSource, liveCompareQueryOptions, useSaveComparison } from "../api";
 import { type CompareViewState, parseCompareState, toViewState, updateCompareParams } from "../view-state";
@@ -23,6 +24,8 @@ export function ComparePage() {
   const reply = q.data;
   const save = useSaveComparison(slug);
   const [sharing, setSharing] = useState(false);
+  // Viewers read: no Save & share, no notes or decisions (the server would refuse them).
+  const { canWrite } = useProjectRole(slug);
   const [saved, setSaved] = useState<{ shortId: string; url: string } | null>(null);
   // The public link shown once when created (only its hash is stored): Markdown carries it from then on.
   const [publicUrl, setPublicUrl] = useState<string | null>(null);
@@ -151,9 +154,11 @@ export function ComparePage() {
               {reply.validity.invalid_runs ? ` (${reply.validity.invalid_runs})` : ""}
             </label>
             <CompareActions reply={reply} source={source} link={() => publicUrl ?? window.location.href} />
-            <button type="button" className="btn btn-primary" onClick={() => setSharing(true)}>
-              Save &amp; share
-            </button>
+            {canWrite ? (
+              <button type="button" className="btn btn-primary" onClick={() => setSharing(true)}>
+                Save &amp; share
+              </button>
+            ) : null}
           </div>
         ) : null}
       </div>
@@ -172,12 +177,16 @@ export function ComparePage() {
           view={state}
           onView={(c) => change(c)}
           onBaseline={setBaseline}
-          member={{
-            slug,
-            evidence: saved
-              ? { shortId: saved.shortId }
-              : { save: async () => (await doSave(defaultTitle(reply))).shortId },
-          }}
+          member={
+            canWrite
+              ? {
+                  slug,
+                  evidence: saved
+                    ? { shortId: saved.shortId }
+                    : { save: async () => (await doSave(defaultTitle(reply))).shortId },
+                }
+              : undefined
+          }
         />
       ) : null}
 

@@ -74,6 +74,9 @@ export function CompareView({
 
   return (
     <>
+      <ValiditySummary reply={reply} />
+      <ResultTable reply={reply} onBaseline={onBaseline} />
+      {/* The results table is what a reader came for: it comes first, the findings follow it. */}
       {CompareFindings ? (
         <CompareFindings
           findings={reply.findings ?? []}
@@ -89,8 +92,6 @@ export function CompareView({
           }
         />
       ) : null}
-      <ValiditySummary reply={reply} />
-      <ResultTable reply={reply} onBaseline={onBaseline} />
       {rest ? (
         <>
           <Section

@@ -6,6 +6,7 @@ import { Link, useParams, useSearchParams } from "react-router";
 import { ErrorBox } from "@/components/ErrorBox";
 import { SkeletonBlock } from "@/components/Skeleton";
 import { TimeAgo } from "@/components/TimeAgo";
+import { useProjectRole } from "@/lib/project-role";
 import { useTitle } from "@/lib/use-title";
 import { type CompareSource, savedComparisonQueryOptions } from "../api";
 import { type CompareViewState, fromViewState, updateCompareParams } from "../view-state";
@@ -23,6 +24,7 @@ export function SavedComparisonPage() {
   const reply = q.data?.compare;
   const view = useMemo(() => fromViewState(saved?.view_state, params), [saved, params]);
   const change = (c: Partial<CompareViewState>) => setParams((p) => updateCompareParams(p, c, true));
+  const { canWrite } = useProjectRole(saved?.project ?? "");
 
   if (q.error) {
     return (
@@ -59,7 +61,9 @@ export function SavedComparisonPage() {
             <span>
               baseline <strong>{saved.baseline}</strong>
             </span>
-            <span>{saved.run_ids.length} runs, frozen</span>
+            <span>
+              {saved.run_ids.length} run{saved.run_ids.length === 1 ? "" : "s"}, frozen
+            </span>
             <span>
               saved <TimeAgo iso={saved.created_at} />
               {saved.created_by ? ` by ${saved.created_by}` : ""}
@@ -69,9 +73,11 @@ export function SavedComparisonPage() {
         </div>
         <div className="cmp-toolbar">
           <CompareActions reply={reply} source={source} link={() => memberUrl} />
-          <button type="button" className="btn btn-primary" onClick={() => setSharing(true)}>
-            Share
-          </button>
+          {canWrite ? (
+            <button type="button" className="btn btn-primary" onClick={() => setSharing(true)}>
+              Share
+            </button>
+          ) : null}
         </div>
       </div>
       <CompareView
@@ -79,7 +85,7 @@ export function SavedComparisonPage() {
         source={source}
         view={view}
         onView={change}
-        member={{ slug, evidence: { shortId } }}
+        member={canWrite ? { slug, evidence: { shortId } } : undefined}
       />
       <ShareDialog
         open={sharing}

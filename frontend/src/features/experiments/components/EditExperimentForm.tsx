@@ -3,21 +3,33 @@ import { type FormEvent, useState } from "react";
 import { ErrorBox } from "@/components/ErrorBox";
 import { Field } from "@/components/Field";
 import { ApiError } from "@/lib/api-error";
+import { useDraft } from "@/lib/use-draft";
 import { type Experiment, useUpdateExperiment } from "../api";
 import { parseTags } from "../headline";
 
 export function EditExperimentForm({ experiment, onDone }: { experiment: Experiment; onDone: () => void }) {
   const update = useUpdateExperiment(experiment.id);
   const [name, setName] = useState(experiment.name);
-  const [hypothesis, setHypothesis] = useState(experiment.hypothesis);
+  // The hypothesis being written survives a reload or an expired session (cleared once saved).
+  const [hypothesis, setHypothesis, clearHypothesis] = useDraft(
+    `hypothesis:${experiment.id}`,
+    experiment.hypothesis,
+  );
+  // The version this edit starts from: if someone saves in between, the server refuses ours (409).
+  const [version] = useState(experiment.version);
   const [tags, setTags] = useState(experiment.tags.join(", "));
   const err = update.error instanceof ApiError ? update.error : null;
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     update.mutate(
-      { name: name.trim(), hypothesis: hypothesis.trim(), tags: parseTags(tags) },
-      { onSuccess: onDone },
+      { name: name.trim(), hypothesis: hypothesis.trim(), tags: parseTags(tags), version },
+      {
+        onSuccess: () => {
+          clearHypothesis();
+          onDone();
+        },
+      },
     );
   };
 
@@ -48,7 +60,14 @@ export function EditExperimentForm({ experiment, onDone }: { experiment: Experim
         <button type="submit" className="btn btn-primary" disabled={!name.trim() || update.isPending}>
           {update.isPending ? "Saving…" : "Save"}
         </button>
-        <button type="button" className="btn" onClick={onDone}>
+        <button
+          type="button"
+          className="btn"
+          onClick={() => {
+            clearHypothesis();
+            onDone();
+          }}
+        >
           Cancel
         </button>
       </div>

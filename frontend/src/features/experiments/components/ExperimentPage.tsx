@@ -1,14 +1,17 @@
 // One experiment: what was tried and why (editable), and its runs.
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { Link, useParams, useSearchParams } from "react-router";
+import { Link, useNavigate, useParams, useSearchParams } from "react-router";
+import { DeleteButton } from "@/components/DeleteButton";
 import { ErrorBox } from "@/components/ErrorBox";
 import { MarkdownText } from "@/components/MarkdownText";
 import { SkeletonBlock } from "@/components/Skeleton";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeAgo } from "@/components/TimeAgo";
 import { ApiError } from "@/lib/api-error";
+import { useProjectRole } from "@/lib/project-role";
 import { patchParams, readInt } from "@/lib/url-state";
+import { readDraft } from "@/lib/use-draft";
 import { useTitle } from "@/lib/use-title";
 import { type Experiment, experimentQueryOptions, useUpdateExperiment } from "../api";
 import { EXPERIMENT_STATUSES, type ExperimentStatus } from "../history-state";
@@ -24,7 +27,8 @@ export function ExperimentPage() {
   useTitle(experiment.data?.name ?? (valid ? undefined : "Not found"), slug);
   const [params, setParams] = useSearchParams();
   const runsPage = readInt(params, "runs_page", 1);
-  const [editing, setEditing] = useState(false);
+  // A hypothesis left half-written (reload, expired session) reopens the form with the draft in it.
+  const [editing, setEditing] = useState(() => readDraft(`hypothesis:${id}`) !== null);
 
   if (!valid)
     return (
@@ -90,6 +94,8 @@ function ExperimentHeader({
   onEdit: () => void;
 }) {
   const update = useUpdateExperiment(experiment.id);
+  const { canWrite } = useProjectRole(slug);
+  const navigate = useNavigate();
   return (
     <section className="card">
       <div className="card-body form">
@@ -109,7 +115,7 @@ function ExperimentHeader({
               id="exp-status"
               className="select"
               value={experiment.status}
-              disabled={update.isPending}
+              disabled={update.isPending || !canWrite}
               onChange={(e) => update.mutate({ status: e.target.value as ExperimentStatus })}
             >
               {EXPERIMENT_STATUSES.map((s) => (
@@ -119,9 +125,20 @@ function ExperimentHeader({
               ))}
             </select>
             <StatusBadge status={experiment.status} />
-            <button type="button" className="btn" onClick={onEdit}>
-              Edit
-            </button>
+            {canWrite ? (
+              <>
+                <button type="button" className="btn" onClick={onEdit}>
+                  Edit
+                </button>
+                <DeleteButton
+                  kind="experiment"
+                  id={String(experiment.id)}
+                  name={`experiment ${experiment.name}`}
+                  className="btn btn-danger"
+                  onDeleted={() => navigate(`/p/${slug}`)}
+                />
+              </>
+            ) : null}
           </div>
         </div>
         {update.error ? <ErrorBox error={update.error} title="Could not change the status" /> : null}
@@ -131,7 +148,7 @@ function ExperimentHeader({
             {experiment.hypothesis ? (
               <MarkdownText source={experiment.hypothesis} />
             ) : (
-              <span className="faint">None written down yet. Edit to add one.</span>
+              <span className="faint">None written down yet.{canWrite ? " Edit to add one." : ""}</span>
             )}
           </dd>
           <dt>Tags</dt>

@@ -1,13 +1,16 @@
 // The runs of one experiment, newest first, with their headline numbers and a live badge while running.
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
+import { DeleteButton } from "@/components/DeleteButton";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
+import { ExcludeRunButton } from "@/components/ExcludeRunButton";
 import { Pagination } from "@/components/Pagination";
 import { SkeletonRows } from "@/components/Skeleton";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeAgo } from "@/components/TimeAgo";
 import { formatCompact, formatDuration, formatInt, formatMs, secondsBetween } from "@/lib/format";
+import { useProjectRole } from "@/lib/project-role";
 import { experimentRunsQueryOptions } from "../api";
 import { headlineNumber } from "../headline";
 
@@ -28,6 +31,7 @@ function formatRunDuration(seconds: number | null): string {
 
 export function ExperimentRunsTable({ slug, experimentId, experimentName, page, onPage }: Props) {
   const runs = useQuery(experimentRunsQueryOptions(experimentId, page, PAGE_SIZE));
+  const { canWrite } = useProjectRole(slug);
 
   if (runs.error)
     return (
@@ -74,18 +78,29 @@ export function ExperimentRunsTable({ slug, experimentId, experimentName, page, 
                 Errors
               </th>
               <th scope="col">Source</th>
+              {canWrite ? (
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              ) : null}
             </tr>
           </thead>
           {runs.isPending ? (
-            <SkeletonRows rows={3} columns={9} />
+            <SkeletonRows rows={3} columns={canWrite ? 10 : 9} />
           ) : (
             <tbody>
               {runs.data?.items.map((r) => {
                 const errors = headlineNumber(r.headline, "errors");
+                const name = r.label || r.id.slice(0, 8);
                 return (
-                  <tr key={r.id}>
+                  <tr key={r.id} className={r.excluded ? "run-excluded" : undefined}>
                     <td>
-                      <Link to={`/p/${slug}/runs/${r.id}`}>{r.label || r.id.slice(0, 8)}</Link>
+                      <Link className="run-name" to={`/p/${slug}/runs/${r.id}`}>
+                        {name}
+                      </Link>
+                      {r.excluded ? (
+                        <div className="excluded-reason">Excluded from statistics: {r.excluded_reason}</div>
+                      ) : null}
                       {r.status_reasons.length ? (
                         <div className="faint" title={r.status_reasons.join("\n")}>
                           {r.status_reasons[0]}
@@ -108,6 +123,12 @@ export function ExperimentRunsTable({ slug, experimentId, experimentName, page, 
                       {errors ? <span className="sr-only"> errors</span> : null}
                     </td>
                     <td className="muted">{r.source}</td>
+                    {canWrite ? (
+                      <td className="row-actions">
+                        <ExcludeRunButton runId={r.id} excluded={r.excluded ?? false} name={`run ${name}`} />{" "}
+                        <DeleteButton kind="run" id={r.id} name={`run ${name}`} />
+                      </td>
+                    ) : null}
                   </tr>
                 );
               })}

@@ -130,6 +130,14 @@ export function HistoryToolbar({ state, knownTags, onChange, onClear, filtered }
           onChange={(e) => onChange({ to: e.target.value })}
         />
       </div>
+      <label className="checkbox-row" style={{ alignSelf: "flex-end" }}>
+        <input
+          type="checkbox"
+          checked={state.archived}
+          onChange={(e) => onChange({ archived: e.target.checked })}
+        />
+        Show archived
+      </label>
       {filtered ? (
         <button type="button" className="btn btn-ghost" onClick={onClear}>
           Clear filters

@@ -2,16 +2,18 @@
 // experiment. Each file is previewed by the server's own parsers before anything is saved; saving the
 // same files twice says so and links to the run that already holds them.
 import "../imports.css";
-import { useQueries } from "@tanstack/react-query";
-import { type FormEvent, useCallback, useMemo, useState } from "react";
+import { useQueries, useQuery } from "@tanstack/react-query";
+import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import { CodeBlock } from "@/components/CodeBlock";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { ApiError } from "@/lib/api-error";
 import { formatBytes, formatInt } from "@/lib/format";
+import { useProjectRole } from "@/lib/project-role";
 import { useTitle } from "@/lib/use-title";
-import { previewQueryOptions, useCreateImport } from "../api";
+import { previewQueryOptions, projectRolesQueryOptions, useCreateImport } from "../api";
+import { loadImportDraft, rememberedRole, rememberRole, saveImportDraft } from "../import-draft";
 import {
   cliCommand,
   fileErrors,
@@ -31,16 +33,40 @@ export function ImportPage() {
   useTitle("Import results", slug);
   const [params] = useSearchParams();
   const navigate = useNavigate();
-  const [entries, setEntries] = useState<ImportEntry[]>([]);
+  // A reload (or a log-in after the session expired) finds the files and fields as they were.
+  const [draft] = useState(() => loadImportDraft(slug));
+  const [entries, setEntries] = useState<ImportEntry[]>(() => draft?.entries ?? []);
   const [reading, setReading] = useState(false);
   const [readError, setReadError] = useState<string | null>(null);
-  const [experiment, setExperiment] = useState(() => params.get("experiment") ?? "");
+  const [experiment, setExperiment] = useState(() => params.get("experiment") ?? draft?.experiment ?? "");
   const [isNew, setIsNew] = useState(false);
-  const [label, setLabel] = useState("");
-  const [hypothesis, setHypothesis] = useState("");
+  const [label, setLabel] = useState(() => draft?.label ?? "");
+  const [hypothesis, setHypothesis] = useState(() => draft?.hypothesis ?? "");
+  const [kept, setKept] = useState(true);
   const create = useCreateImport(slug);
+  const { role: myRole, canWrite } = useProjectRole(slug);
+  const knownRoles = useQuery({ ...projectRolesQueryOptions(slug), enabled: canWrite });
 
-  const previews = useQueries({ queries: entries.map((e) => previewQueryOptions(slug, e)) });
+  useEffect(() => {
+    setKept(saveImportDraft(slug, { entries, experiment, label, hypothesis }));
+  }, [slug, entries, experiment, label, hypothesis]);
+
+  const previews = useQueries({
+    queries: entries.map((e) => ({ ...previewQueryOptions(slug, e), enabled: canWrite })),
+  });
+  // A file of a tool whose role was chosen before gets that role again (once; the user may change it).
+  const applied = useRef(new Set<string>());
+  useEffect(() => {
+    entries.forEach((e, i) => {
+      const kind = previews[i]?.data?.kind;
+      if (!kind || e.role !== null || applied.current.has(e.id)) return;
+      applied.current.add(e.id);
+      const role = rememberedRole(slug, kind);
+      if (role && role !== previews[i]?.data?.role) {
+        setEntries((prev) => prev.map((x) => (x.id === e.id ? { ...x, role } : x)));
+      }
+    });
+  }, [entries, previews, slug]);
 
   const addFiles = async (files: File[]) => {
     setReading(true);
@@ -59,9 +85,19 @@ export function ImportPage() {
     setEntries((prev) => [...prev, pastedEntry(text, prev)]);
     create.reset();
   };
-  const update = useCallback((id: string, patch: Partial<ImportEntry>) => {
-    setEntries((prev) => prev.map((e) => (e.id === id ? { ...e, ...patch } : e)));
-  }, []);
+  const kindOf = useRef(new Map<string, string>());
+  entries.forEach((e, i) => {
+    const k = previews[i]?.data?.kind;
+    if (k) kindOf.current.set(e.id, k);
+  });
+  const update = useCallback(
+    (id: string, patch: Partial<ImportEntry>) => {
+      const kind = kindOf.current.get(id);
+      if ("role" in patch && kind) rememberRole(slug, kind, patch.role ?? null);
+      setEntries((prev) => prev.map((e) => (e.id === id ? { ...e, ...patch } : e)));
+    },
+    [slug],
+  );
   const remove = (id: string) => {
     setEntries((prev) => prev.filter((e) => e.id !== id));
     create.reset();
@@ -117,14 +153,38 @@ export function ImportPage() {
       { experiment, label, hypothesis: isNew ? hypothesis : "", entries },
       {
         onSuccess: (r) => {
-          if (!r.duplicate) navigate(`/p/${slug}/runs/${r.run_id}`);
+          if (!r.duplicate) {
+            saveImportDraft(slug, { entries: [], experiment: "", label: "", hypothesis: "" });
+            setEntries([]);
+            navigate(`/p/${slug}/runs/${r.run_id}`);
+          }
         },
       },
     );
   };
 
   const origin = typeof window === "undefined" ? "http://localhost:8000" : window.location.origin;
-  const roles = [...new Set(entries.map((e) => e.role).filter((r): r is string => !!r))];
+  const roles = [
+    ...new Set([...(knownRoles.data ?? []), ...entries.map((e) => e.role).filter((r): r is string => !!r)]),
+  ];
+
+  if (myRole === "viewer")
+    return (
+      <main className="page">
+        <div className="page-header">
+          <div>
+            <h1>Import results</h1>
+          </div>
+        </div>
+        <div className="alert alert-warn" role="note" data-testid="viewer-cannot-import">
+          <span className="alert-title">You can read this project but not import into it</span>
+          <span>
+            You are a viewer of {slug}. Importing needs a member or an owner: ask an owner of the project (see
+            its <Link to={`/p/${slug}/members`}>Members</Link>) to make you a member.
+          </span>
+        </div>
+      </main>
+    );
 
   return (
     <main className="page">
@@ -139,6 +199,11 @@ export function ImportPage() {
       </div>
 
       <AddOutput onFiles={addFiles} onPaste={addPaste} reading={reading} />
+      {!kept ? (
+        <div className="alert alert-warn" role="status">
+          These files are too large to keep in the browser: a reload would lose them until they are saved.
+        </div>
+      ) : null}
       {readError ? <ErrorBox error={new Error(readError)} title="Could not read the file" /> : null}
 
       {entries.length === 0 ? (

@@ -6,7 +6,7 @@ import { useId, useRef, useState } from "react";
 import { Link } from "react-router";
 import { ErrorBox } from "@/components/ErrorBox";
 import { formatBytes, formatInt } from "@/lib/format";
-import { profileKeys, type UploadResult, uploadProfile } from "../api";
+import { profileKeys, setProfileUnit, type UploadResult, uploadProfile } from "../api";
 import { formatValue } from "../format";
 
 interface Props {
@@ -53,6 +53,16 @@ export function ProfileUpload({ slug, runId }: Props) {
       qc.invalidateQueries({ queryKey: profileKeys.all });
     },
     onSettled: () => setProgress(null),
+  });
+  // A likely-wrong unit is said right after the upload, with the fix one click away.
+  const fixUnit = useMutation({
+    mutationFn: ({ id, unit }: { id: string; unit: string }) => setProfileUnit(id, unit),
+    onSuccess: (p) => {
+      setDone((d) =>
+        d.map((r) => (r.profile_id === p.profile_id ? { ...r, unit: p.unit, warnings: p.warnings } : r)),
+      );
+      return qc.invalidateQueries({ queryKey: profileKeys.all });
+    },
   });
 
   const send = (files: FileList | null) => {
@@ -138,6 +148,23 @@ export function ProfileUpload({ slug, runId }: Props) {
             {r.lossy ? " (approximate: rebuilt from an SVG)" : ""}.{" "}
             <Link to={`/p/${slug}/profiles/${r.profile_id}`}>Open flame graph</Link>
           </span>
+          {r.warnings.map((w) => (
+            <span key={w} className="alert-warn-text" data-testid="upload-warning">
+              {w}
+            </span>
+          ))}
+          {r.warnings.some((w) => w.includes("sampling periods")) ? (
+            <span>
+              <button
+                type="button"
+                className="btn btn-sm"
+                disabled={fixUnit.isPending}
+                onClick={() => fixUnit.mutate({ id: r.profile_id, unit: "nanoseconds" })}
+              >
+                Count as nanoseconds
+              </button>
+            </span>
+          ) : null}
         </div>
       ))}
     </div>

@@ -2,14 +2,18 @@
 // (which composes it through the app layer) and used by the run's profiles page.
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
+import { DeleteButton } from "@/components/DeleteButton";
 import { ErrorBox } from "@/components/ErrorBox";
 import { formatInt } from "@/lib/format";
+import { useProjectRole } from "@/lib/project-role";
 import { runProfilesQueryOptions } from "../api";
 import { formatValue } from "../format";
 import { ProfileUpload } from "./ProfileUpload";
 
 export function RunProfiles({ slug, runId }: { slug: string; runId: string }) {
   const list = useQuery(runProfilesQueryOptions(runId));
+  // Viewers are offered no upload and no delete: the server would refuse both.
+  const { canWrite } = useProjectRole(slug);
   return (
     <section className="card" aria-labelledby="run-profiles-title">
       <div className="card-header">
@@ -33,6 +37,11 @@ export function RunProfiles({ slug, runId }: { slug: string; runId: string }) {
                 <th scope="col" className="num">
                   Frames
                 </th>
+                {canWrite ? (
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                ) : null}
               </tr>
             </thead>
             <tbody>
@@ -46,15 +55,22 @@ export function RunProfiles({ slug, runId }: { slug: string; runId: string }) {
                   <td>{p.format}</td>
                   <td className="num">{formatValue(p.total, p.unit)}</td>
                   <td className="num">{formatInt(p.frames)}</td>
+                  {canWrite ? (
+                    <td>
+                      <DeleteButton kind="profile" id={p.profile_id} name={`profile ${p.name}`} />
+                    </td>
+                  ) : null}
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       ) : null}
-      <div className="card-body">
-        <ProfileUpload slug={slug} runId={runId} />
-      </div>
+      {canWrite ? (
+        <div className="card-body">
+          <ProfileUpload slug={slug} runId={runId} />
+        </div>
+      ) : null}
     </section>
   );
 }

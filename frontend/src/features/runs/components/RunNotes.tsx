@@ -6,6 +6,7 @@ import type { TimeAnnotation } from "@/components/charts";
 import { ErrorBox } from "@/components/ErrorBox";
 import { NotesAndDecisions } from "@/components/NotesAndDecisions";
 import { SkeletonBlock } from "@/components/Skeleton";
+import { useProjectRole } from "@/lib/project-role";
 import { formatClock } from "@/lib/time-axis";
 import type { TimeRange } from "@/lib/time-range";
 
@@ -31,6 +32,7 @@ interface Props {
 export function RunNotes({ slug, runId, experimentId, notes, range }: Props) {
   const decisions = useQuery(experimentDecisionsQueryOptions(slug, experimentId));
   const add = useAddNote(slug);
+  const { canWrite } = useProjectRole(slug);
   const error = notes.error ?? decisions.error;
   if (error) return <ErrorBox error={error} title="Could not load the notes and decisions" />;
   if (!notes.data || !decisions.data) return <SkeletonBlock lines={3} />;
@@ -40,14 +42,18 @@ export function RunNotes({ slug, runId, experimentId, notes, range }: Props) {
     <NotesAndDecisions
       notes={notes.data}
       decisions={decisions.data}
-      onAddNote={(body) =>
-        add.mutateAsync({
-          body_md: body,
-          run_id: runId,
-          t_start_s: covered?.start ?? null,
-          t_end_s: covered?.end ?? null,
-        })
+      onAddNote={
+        canWrite
+          ? (body) =>
+              add.mutateAsync({
+                body_md: body,
+                run_id: runId,
+                t_start_s: covered?.start ?? null,
+                t_end_s: covered?.end ?? null,
+              })
+          : undefined
       }
+      draftKey={`note:run:${runId}`}
       addHint={
         covered
           ? `The note covers ${formatClock(covered.start)}–${formatClock(covered.end)}, the range selected on the charts.`

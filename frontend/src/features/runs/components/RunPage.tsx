@@ -4,10 +4,12 @@
 import "../runs.css";
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
-import { Link, Navigate, useLocation, useParams } from "react-router";
+import { Link, Navigate, useLocation, useNavigate, useParams } from "react-router";
 import { scopedNotesQueryOptions } from "@/api/notes";
+import { DeleteButton } from "@/components/DeleteButton";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
+import { ExcludeRunButton } from "@/components/ExcludeRunButton";
 import { SkeletonBlock } from "@/components/Skeleton";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeAgo } from "@/components/TimeAgo";
@@ -20,6 +22,7 @@ import {
   isNum,
   secondsBetween,
 } from "@/lib/format";
+import { useProjectRole } from "@/lib/project-role";
 import { useSlots } from "@/lib/slots";
 import { formatClock } from "@/lib/time-axis";
 import { useUrlTimeRange } from "@/lib/time-range";
@@ -32,6 +35,7 @@ import { PidstatTable } from "./PidstatTable";
 import { RunAttachments } from "./RunAttachments";
 import { RunCharts } from "./RunCharts";
 import { noteAnnotations, RunNotes } from "./RunNotes";
+import { RunRoles } from "./RunRoles";
 import { StraceTable } from "./StraceTable";
 import { SummaryCard } from "./SummaryCard";
 import { WrkSummary } from "./WrkSummary";
@@ -122,14 +126,17 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
   const notes = useQuery(scopedNotesQueryOptions(run.project_slug, { runId: run.id }));
   const annotations = useMemo(() => noteAnnotations(notes.data ?? []), [notes.data]);
   const [range] = useUrlTimeRange();
+  const { canWrite } = useProjectRole(run.project_slug);
+  const navigate = useNavigate();
+  const name = run.label || run.id.slice(0, 8);
   return (
     <>
       <section className="card">
         <div className="card-body form">
           <div className="page-header">
             <div>
-              <h1>
-                {run.experiment_name} <span className="muted">· {run.label || run.id.slice(0, 8)}</span>
+              <h1 className={run.excluded ? "run-excluded" : undefined}>
+                {run.experiment_name} <span className="muted run-name">· {name}</span>
               </h1>
               <div className="subtitle mono" style={{ fontSize: 12 }}>
                 {run.id}
@@ -147,8 +154,27 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
               <Link className="btn btn-sm" to={`/p/${run.project_slug}/runs/${run.id}/profiles`}>
                 Flame graphs
               </Link>
+              {canWrite ? (
+                <>
+                  <ExcludeRunButton runId={run.id} excluded={run.excluded ?? false} name={`run ${name}`} />
+                  <DeleteButton
+                    kind="run"
+                    id={run.id}
+                    name={`run ${name}`}
+                    onDeleted={() => navigate(`/p/${run.project_slug}/experiments/${run.experiment_id}`)}
+                  />
+                </>
+              ) : null}
             </div>
           </div>
+          {run.excluded ? (
+            <div className="alert alert-warn" role="note" data-testid="run-excluded">
+              <span className="alert-title">Excluded from statistics</span>
+              <span>
+                {run.excluded_reason}. This run is left out of medians, verdicts, trends and findings.
+              </span>
+            </div>
+          ) : null}
           {run.status_reasons.length ? (
             <div
               className={`alert ${run.status === "failed" ? "alert-error" : "alert-warn"} run-reasons`}
@@ -186,6 +212,10 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
             <dd className={run.exit_code ? "delta-worse" : undefined}>{run.exit_code ?? "—"}</dd>
             <dt>Source</dt>
             <dd>{run.source}</dd>
+            <dt>Roles</dt>
+            <dd>
+              <RunRoles run={run} canWrite={canWrite} />
+            </dd>
           </dl>
         </div>
       </section>

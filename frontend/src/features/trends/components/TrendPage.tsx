@@ -29,7 +29,8 @@ export function TrendPage() {
   const metrics = useQuery(trendMetricsQueryOptions(slug));
   const metric = chosenMetric(params, metrics.data);
   const alpha = chosenAlpha(params);
-  const trend = useQuery(trendQueryOptions(slug, metric, alpha));
+  const archived = params.get("archived") === "1";
+  const trend = useQuery(trendQueryOptions(slug, metric, alpha, archived));
   const groups = useMemo(() => groupMetrics(metrics.data ?? []), [metrics.data]);
   const known = metrics.data?.some((m) => m.key === metric) ?? false;
 
@@ -79,6 +80,19 @@ export function TrendPage() {
                 </option>
               ))}
             </select>
+          </label>
+          <label className="checkbox-row">
+            <input
+              type="checkbox"
+              checked={archived}
+              onChange={(e) => {
+                const next = new URLSearchParams(params);
+                if (e.target.checked) next.set("archived", "1");
+                else next.delete("archived");
+                setParams(next);
+              }}
+            />
+            Show archived
           </label>
         </div>
       </div>
