@@ -13,7 +13,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = '20261125_changepoints_webhooks'
-down_revision: str | None = '20261123_series_blocks'
+down_revision: str | None = '20261125_evidence_artifact_note'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -19,7 +19,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = '20261125_hardauth_devices'
-down_revision: str | None = '20261123_series_blocks'
+down_revision: str | None = '20261125_changepoints_webhooks'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -16,7 +16,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = '20261125_scaling_cluster'
-down_revision: str | None = '20261123_series_blocks'
+down_revision: str | None = '20261125_hardauth_devices'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

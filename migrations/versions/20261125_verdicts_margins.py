@@ -14,7 +14,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = '20261125_verdicts_margins'
-down_revision: str | None = '20261123_series_blocks'
+down_revision: str | None = '20261125_scaling_cluster'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

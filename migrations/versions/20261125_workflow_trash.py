@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '20261125_workflow_trash'
-down_revision: str | None = '20261123_series_blocks'
+down_revision: str | None = '20261125_verdicts_margins'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
