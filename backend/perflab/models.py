@@ -51,8 +51,8 @@ __all__ = [
     "Summary",
     "User",
     "UserSession",
+    "VerdictSettings",
     "Webhook",
     "WebhookDelivery",
     "WebhookSeen",
-    "VerdictSettings",
 ]

@@ -24,7 +24,11 @@ export function trendQueryOptions(slug: string, metric: string, alpha?: number, 
         api.GET("/api/projects/{slug}/trend", {
           params: {
             path: { slug },
-            query: { metric, ...(alpha === undefined ? {} : { alpha }), include_archived: archived || undefined },
+            query: {
+              metric,
+              ...(alpha === undefined ? {} : { alpha }),
+              include_archived: archived || undefined,
+            },
           },
           signal,
         }),
