@@ -12,6 +12,7 @@ import { MoversSection } from "./Movers";
 import { NotesList, NotesSection } from "./Notes";
 import { ResultTable } from "./ResultTable";
 import { Section } from "./Section";
+import { SetupNoiseSection } from "./SetupNoise";
 import { SyscallsSection } from "./Syscalls";
 import { ValiditySummary } from "./ValiditySummary";
 import "../compare.css";
@@ -91,6 +92,7 @@ export function CompareView({
       ) : null}
       <ValiditySummary reply={reply} />
       <ResultTable reply={reply} onBaseline={onBaseline} />
+      <SetupNoiseSection noise={reply.noise} />
       {rest ? (
         <>
           <Section
