@@ -313,6 +313,11 @@ def test_exports_csv_neutralises_formulas_and_keeps_numbers(
     assert not any(v.startswith(("=", "+", "@")) for row in rows for v in row.values())
     rps = next(row for row in rows if row["key"] == "wrk.requests_per_sec" and row["experiment"] == "default")
     assert float(rps["median"]) == 6713.8 and rps["delta_pct"] == "-47.5"  # numbers stay numbers, no quote
+    # Each run's value, and why a verdict is not decided, are in the CSV too.
+    assert sorted(float(v) for v in rps["run_values"].split(";")) == sorted(_rps("default"))
+    assert rps["verdict"] == "worse" and rps["undecided_reason"] == "" and float(rps["detectable_pct"]) > 0
+    evil_rps = next(row for row in evil_rows if row["key"] == "wrk.requests_per_sec")
+    assert evil_rps["verdict"] == "not_decided" and "no noise estimate" in evil_rps["undecided_reason"]
     assert {row["section"] for row in rows} >= {"results", "telemetry", "syscalls"}
 
     r = client.get(f"/api/projects/{slug}/compare/export.json", params={"baseline": "direct",

@@ -239,6 +239,10 @@ test("compare against a baseline, note, decide, save & share, open logged out, r
     table.locator('tr[data-metric="wrk.latency_percentiles_ms.50"]').getByTestId("cmp-cell").nth(1),
   ).toContainText("worse");
   await expect(table).toContainText("Welch's t-test on log values");
+  // The noise of the baseline's setup: what its 3 runs a side can detect.
+  await expect(page.getByTestId("setup-noise")).toContainText(
+    /Noise of this setup \(direct, 3 runs\): detects Requests\/sec changes of \d+\.\d% or more with 3 runs a side/,
+  );
   await expect(page.getByTestId("validity")).toContainText("CPU steal");
   // The README's screenshot: PERFLAB_E2E_SCREENSHOTS=../docs/screenshots npm run test:e2e -- compare
   if (process.env.PERFLAB_E2E_SCREENSHOTS) {

@@ -6,6 +6,7 @@ import { takeEarly } from "@/lib/early-fetch";
 
 export type CompareReply = Schemas["CompareReply"];
 export type Cell = Schemas["Cell"];
+export type SetupNoise = Schemas["SetupNoise"];
 export type ResultRow = Schemas["ResultRow"];
 export type TelemetryRow = Schemas["TelemetryRow"];
 export type SyscallTable = Schemas["SyscallTable"];

@@ -12,6 +12,7 @@ import { MoversSection } from "./Movers";
 import { NotesList, NotesSection } from "./Notes";
 import { ResultTable } from "./ResultTable";
 import { Section } from "./Section";
+import { SetupNoiseSection } from "./SetupNoise";
 import { SyscallsSection } from "./Syscalls";
 import { ValiditySummary } from "./ValiditySummary";
 import "../compare.css";
@@ -76,6 +77,7 @@ export function CompareView({
     <>
       <ValiditySummary reply={reply} />
       <ResultTable reply={reply} onBaseline={onBaseline} />
+      <SetupNoiseSection noise={reply.noise} />
       {/* The results table is what a reader came for: it comes first, the findings follow it. */}
       {CompareFindings ? (
         <CompareFindings

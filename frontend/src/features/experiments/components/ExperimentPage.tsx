@@ -16,6 +16,7 @@ import { useTitle } from "@/lib/use-title";
 import { type Experiment, experimentQueryOptions, useUpdateExperiment } from "../api";
 import { EXPERIMENT_STATUSES, type ExperimentStatus } from "../history-state";
 import { EditExperimentForm } from "./EditExperimentForm";
+import { ExperimentNoise } from "./ExperimentNoise";
 import { ExperimentNotes } from "./ExperimentNotes";
 import { ExperimentRunsTable } from "./ExperimentRunsTable";
 
@@ -79,6 +80,7 @@ export function ExperimentPage() {
           onPage={(p) => setParams((prev) => patchParams(prev, { runs_page: p }, { runs_page: 1 }))}
         />
       </section>
+      {experiment.data ? <ExperimentNoise slug={slug} experimentId={id} /> : null}
       {experiment.data ? <ExperimentNotes slug={slug} experimentId={id} /> : null}
     </main>
   );
