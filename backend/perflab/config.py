@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     max_upload_bytes: int = 256 * 1024 * 1024
     max_decompressed_bytes: int = 1024 * 1024 * 1024
     max_batch_bytes: int = 8 * 1024 * 1024
+    # Large request bodies (past max_json_body_bytes, counted inflated) all requests may hold at
+    # once; past it a request gets 503 with Retry-After. Bounds memory under concurrent uploads.
+    max_inflight_body_bytes: int = 1536 * 1024 * 1024
     # Request bodies: anonymous callers may send this much (login is the only anonymous POST).
     max_anonymous_body_bytes: int = 16 * 1024
     # Authenticated JSON routes other than uploads (the largest text field is 50,000 characters).

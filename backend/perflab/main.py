@@ -228,6 +228,7 @@ def create_app() -> FastAPI:
             (BATCH_PATH, settings.max_batch_bytes, settings.max_batch_bytes),
         ),
         credentials_valid=credentials_valid,
+        inflight_budget=settings.max_inflight_body_bytes,
     )
     app.add_middleware(HostAllowListMiddleware, allowed=settings.allowed_host_names())
     app.add_middleware(HeaderLimitMiddleware, max_count=settings.max_request_headers,

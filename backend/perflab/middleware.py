@@ -180,8 +180,13 @@ class BodyLimitMiddleware:
         json_cap: int,
         upload_routes: tuple[tuple[str, int, int], ...],
         credentials_valid: CredentialCheck,
+        inflight_budget: int | None = None,
     ) -> None:
         self.app = app
+        # Bytes of large bodies (past json_cap) all requests together may hold at once; None: no
+        # bound. One process, one event loop: a plain counter needs no lock.
+        self.inflight_budget = inflight_budget
+        self.inflight = 0
         self.small_cap = small_cap
         self.json_cap = json_cap
         self.upload_routes = [(re.compile(p), raw, inflated) for p, raw, inflated in upload_routes]
@@ -244,6 +249,26 @@ class BodyLimitMiddleware:
             await _send_error(send, 503, exc.error, str(exc.detail), dict(exc.headers or {}))
             return
         received = 0
+        held = 0  # bytes of this body counted against the in-flight budget
+
+        def hold(size: int) -> None:
+            """Count a large body's bytes (inflated) against the process-wide budget: past it,
+            503 with Retry-After instead of one more body in memory (issue 21: four concurrent
+            1 GiB bombs took +4 GiB)."""
+            nonlocal held
+            if self.inflight_budget is None or size <= 0:
+                return
+            if self.inflight + size > self.inflight_budget:
+                busy = HTTPException(
+                    503,
+                    f"the server is holding {self.inflight} bytes of large uploads, its limit is "
+                    f"{self.inflight_budget}: retry shortly",
+                    headers={"Retry-After": "5"},
+                )
+                busy.error = "server_busy"  # type: ignore[attr-defined]
+                raise busy
+            self.inflight += size
+            held += size
 
         async def limited_receive() -> Message:
             nonlocal received
@@ -269,6 +294,9 @@ class BodyLimitMiddleware:
                     raise HTTPException(400, f"the gzip-encoded request body is corrupt: {exc}") from None
                 message = dict(message)
                 message["body"] = chunk
+            size = inflater.produced if inflater is not None else received
+            if size > self.json_cap:
+                hold(size - held)  # all of it once past json_cap, then each new chunk
             return message
 
         if inflater is not None:
@@ -292,6 +320,8 @@ class BodyLimitMiddleware:
             error = {413: "payload_too_large", 503: getattr(exc, "error", "database_unavailable")}
             await _send_error(send, exc.status_code, error.get(exc.status_code, "bad_input"), str(exc.detail),
                               dict(exc.headers or {}))
+        finally:
+            self.inflight -= held
 
 
 class SecurityHeadersMiddleware:

@@ -127,3 +127,12 @@ def test_tree_and_diff_routes_are_bounded(client: TestClient, project: dict[str,
     assert r.status_code == 200, r.text
     assert r.json()["pruned"]["nodes"] > 0 and r.json()["pruned"]["max_nodes"] == 50
     assert client.get(f"/api/profiles/{a}/tree", params={"max_nodes": 0}).status_code == 422
+
+
+def test_many_distinct_stacks_past_the_node_limit_are_a_413(client: TestClient, project: dict[str, Any]) -> None:
+    # Fewer stacks than MAX_NODES (so the parser keeps them), more nodes (two frames each).
+    run = _new_run(client, project["slug"])
+    text = "".join(f"f{i};g 1\n" for i in range(MAX_NODES // 2 + 10)).encode()
+    r = _upload(client, run, gzip.compress(text))
+    assert r.status_code == 413, r.text
+    assert f"{MAX_NODES:,} distinct call paths" in r.json()["detail"]

@@ -7,8 +7,10 @@ Pure text in, data out: no database, no web framework.
 from __future__ import annotations
 
 import difflib
+import io
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,18 +113,25 @@ _TOKEN = re.compile(
 )
 
 
-def _tokens(text: str) -> list[str]:
-    """Words, quoted strings (kept with quotes), and the punctuation `{`, `}`, `;`. Comments dropped."""
-    return [tok for tok in _TOKEN.findall(text) if tok[0] != "#"]
+def _tokens(text: str) -> Iterator[str]:
+    """Words, quoted strings (kept with quotes), and the punctuation `{`, `}`, `;`. Comments dropped.
+    One at a time: a refused config stops before the rest is split (64 MB held ~1 GB as a list)."""
+    for match in _TOKEN.finditer(text):
+        tok = match.group()
+        if tok[0] != "#":
+            yield tok
 
 
 def looks_like_nginx(text: str) -> bool:
-    lines = [ln.split("#", 1)[0].strip() for ln in text.splitlines()]
-    lines = [ln for ln in lines if ln]
-    if not lines or "{" not in text:
+    if "{" not in text:
         return False
-    ended = sum(ln.endswith((";", "{", "}")) for ln in lines)
-    return ended / len(lines) >= 0.8
+    lines = ended = 0
+    for raw in io.StringIO(text):  # line by line: a list of a 64 MB file's lines is ~10x its size
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            lines += 1
+            ended += line.endswith((";", "{", "}"))
+    return lines > 0 and ended / lines >= 0.8
 
 
 MAX_NESTING = 32

@@ -51,12 +51,13 @@ def import_profile(
     cap = get_settings().max_decompressed_bytes
     try:
         parsed = parser.load_profile(data, name=name, unit=unit, max_bytes=cap)
+        # Before parsed.frames: the function table's tree counts the frames too (and stops at
+        # the node limit: a 413 like any size cap).
+        table = parser.function_table(parsed)
     except parser.ProfileError as exc:
         if exc.too_large:
             raise PayloadTooLarge(str(exc)) from None
         raise Unprocessable(f"{name or 'upload'}: {exc}") from None
-    # Before parsed.frames: the function table's tree counts the frames too.
-    table = parser.function_table(parsed)
     artifact = artifacts_service.store(
         session, project_id=run.project_id, run_id=run.id, kind="flamegraph", name=name or "profile",
         data=data, role=role,
