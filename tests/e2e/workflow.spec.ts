@@ -224,3 +224,28 @@ test("pages have their own title on a direct load, and compare opens on the resu
     expect(f?.y ?? 0).toBeGreaterThan(box?.y ?? 0);
   }
 });
+
+test("at 390 px the compare, run and shared pages fit the screen, medians first", async ({ page }) => {
+  await logIn(page);
+  const { slug, runs } = await projectWithRuns(page, "phone");
+  const saved = await ok(page, "post", `/api/projects/${slug}/comparisons`, {
+    baseline: "baseline",
+    experiments: ["default"],
+  });
+  const link = await ok(page, "post", `/api/comparisons/${saved.short_id}/share-links`, {});
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const path of [`/p/${slug}/compare?e=default&base=baseline`, `/p/${slug}/runs/${runs[0]}`, link.url]) {
+    await page.goto(path);
+    await expect(page.locator("main")).toBeVisible();
+    await page.waitForLoadState("networkidle");
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width, `${path} is ${width} px wide`).toBeLessThanOrEqual(390);
+  }
+  // The median of each experiment is on screen without scrolling sideways.
+  await page.goto(`/p/${slug}/compare?e=default&base=baseline`);
+  const rps = page.getByRole("table", { name: "Results" }).getByRole("row", { name: /Requests\/sec/ });
+  for (const cell of await rps.getByRole("cell").all()) {
+    const box = await cell.boundingBox();
+    expect((box?.x ?? 999) + 10).toBeLessThan(390);
+  }
+});
