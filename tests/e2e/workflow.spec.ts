@@ -249,3 +249,34 @@ test("at 390 px the compare, run and shared pages fit the screen, medians first"
     expect((box?.x ?? 999) + 10).toBeLessThan(390);
   }
 });
+
+test("zooming a run's chart keeps the page where it was scrolled", async ({ page }) => {
+  await logIn(page);
+  const slug = `zoom-${Date.now().toString(36)}`;
+  await ok(page, "post", "/api/projects", { name: slug, slug });
+  const dir = resolve(__dirname, "..", "fixtures", "captures", "nginx-proxy-buffers", "default", "run1");
+  const files = ["wrk.txt", "vmstat.txt", "pidstat.txt"].map((name) => ({
+    name,
+    content: readFileSync(resolve(dir, name), "utf8"),
+  }));
+  const { run_id } = await ok(page, "post", `/api/projects/${slug}/imports`, { experiment: "default", files });
+  await page.setViewportSize({ width: 1280, height: 700 });
+  await page.goto(`/p/${slug}/runs/${run_id}`);
+  const chart = page.locator('[data-testid="chart-target:vmstat:cpu"]');
+  await expect(chart.locator("path.recharts-line-curve").first()).toBeVisible();
+  await chart.scrollIntoViewIfNeeded();
+  await page.evaluate(() => window.scrollBy(0, 200));
+  const before = await page.evaluate(() => window.scrollY);
+  expect(before).toBeGreaterThan(300);
+  const box = await chart.locator(".recharts-surface").first().boundingBox();
+  if (!box) throw new Error("no chart surface");
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * 0.3, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.5, y, { steps: 5 });
+  await page.mouse.move(box.x + box.width * 0.6, y, { steps: 5 });
+  await page.mouse.up();
+  await expect(page).toHaveURL(/[?&]t=/);
+  await page.waitForTimeout(300);
+  expect(Math.abs((await page.evaluate(() => window.scrollY)) - before)).toBeLessThan(5);
+});
