@@ -259,7 +259,10 @@ test("zooming a run's chart keeps the page where it was scrolled", async ({ page
     name,
     content: readFileSync(resolve(dir, name), "utf8"),
   }));
-  const { run_id } = await ok(page, "post", `/api/projects/${slug}/imports`, { experiment: "default", files });
+  const { run_id } = await ok(page, "post", `/api/projects/${slug}/imports`, {
+    experiment: "default",
+    files,
+  });
   await page.setViewportSize({ width: 1280, height: 700 });
   await page.goto(`/p/${slug}/runs/${run_id}`);
   const chart = page.locator('[data-testid="chart-target:vmstat:cpu"]');
