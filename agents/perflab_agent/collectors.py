@@ -325,10 +325,14 @@ def _pick_target(spec, stream):
 def run_strace(spec, stream, seconds, ended):
     """strace -c -f on the busiest process named spec.target, for `seconds` or until `ended`; its whole
     output becomes the stream (held and sent as one batch when it closes)."""
+    began = time.monotonic()
     pids = _pick_target(spec, stream)
     if not pids:
         return
-    pid = procs.busiest(pids) or pids[0]
+    pid = (procs.busiest(pids) if len(pids) > 1 else None) or pids[0]
+    # The window was planned to end inside the load: choosing the process (a 1 s CPU sample) comes out
+    # of it rather than pushing its end past the load.
+    seconds = max(MIN_WINDOW_S / 2, seconds - (time.monotonic() - began))
     argv = ["strace", "-c", "-f", "-p", str(pid)]
     if shutil.which("timeout"):
         # A watchdog independent of us: even if the agent is SIGKILLed, strace detaches in time.

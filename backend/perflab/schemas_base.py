@@ -43,7 +43,8 @@ QUERY_FLOAT_MAX = 1e12
 def problem(value: Any, where: str) -> str | None:
     """Why `value` (any JSON value, nested) cannot be stored, or None."""
     if isinstance(value, str):
-        return f"{where} contains a NUL character (\\u0000)" if NUL in value else None
+        return (f"{where} contains a zero byte (NUL), which text cannot hold: is it a binary file? Send the "
+                "tool's text output (gzip is fine)") if NUL in value else None
     if isinstance(value, bool):
         return None
     if isinstance(value, int):

@@ -69,6 +69,11 @@ test("the run page names the knob, links the evidence and records the decision",
   await page.goto(`/p/${slug}/compare?e=direct&e=default&base=direct`);
   const cmp = page.getByTestId("compare-findings");
   await expect(cmp.getByTestId("findings-default")).toContainText("appeared: copy-bound-proxy");
+  // One line per experiment until opened, after the results table.
+  await expect(cmp.getByTestId("findings-default")).not.toHaveAttribute("open");
+  await expect(cmp.getByTestId("findings-default").locator("summary")).toContainText("1 finding");
+  const table = await page.getByRole("table", { name: "Results" }).boundingBox();
+  expect((await cmp.boundingBox())?.y ?? 0).toBeGreaterThan(table?.y ?? 9999);
   await expect(cmp.getByTestId("findings-default").getByTestId("finding-copy-bound-proxy")).toContainText(
     "4 128k",
   );

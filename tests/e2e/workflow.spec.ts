@@ -224,3 +224,62 @@ test("pages have their own title on a direct load, and compare opens on the resu
     expect(f?.y ?? 0).toBeGreaterThan(box?.y ?? 0);
   }
 });
+
+test("at 390 px the compare, run and shared pages fit the screen, medians first", async ({ page }) => {
+  await logIn(page);
+  const { slug, runs } = await projectWithRuns(page, "phone");
+  const saved = await ok(page, "post", `/api/projects/${slug}/comparisons`, {
+    baseline: "baseline",
+    experiments: ["default"],
+  });
+  const link = await ok(page, "post", `/api/comparisons/${saved.short_id}/share-links`, {});
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const path of [`/p/${slug}/compare?e=default&base=baseline`, `/p/${slug}/runs/${runs[0]}`, link.url]) {
+    await page.goto(path);
+    await expect(page.locator("main")).toBeVisible();
+    await page.waitForLoadState("networkidle");
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width, `${path} is ${width} px wide`).toBeLessThanOrEqual(390);
+  }
+  // The median of each experiment is on screen without scrolling sideways.
+  await page.goto(`/p/${slug}/compare?e=default&base=baseline`);
+  const rps = page.getByRole("table", { name: "Results" }).getByRole("row", { name: /Requests\/sec/ });
+  for (const cell of await rps.getByRole("cell").all()) {
+    const box = await cell.boundingBox();
+    expect((box?.x ?? 999) + 10).toBeLessThan(390);
+  }
+});
+
+test("zooming a run's chart keeps the page where it was scrolled", async ({ page }) => {
+  await logIn(page);
+  const slug = `zoom-${Date.now().toString(36)}`;
+  await ok(page, "post", "/api/projects", { name: slug, slug });
+  const dir = resolve(__dirname, "..", "fixtures", "captures", "nginx-proxy-buffers", "default", "run1");
+  const files = ["wrk.txt", "vmstat.txt", "pidstat.txt"].map((name) => ({
+    name,
+    content: readFileSync(resolve(dir, name), "utf8"),
+  }));
+  const { run_id } = await ok(page, "post", `/api/projects/${slug}/imports`, {
+    experiment: "default",
+    files,
+  });
+  await page.setViewportSize({ width: 1280, height: 700 });
+  await page.goto(`/p/${slug}/runs/${run_id}`);
+  const chart = page.locator('[data-testid="chart-target:vmstat:cpu"]');
+  await expect(chart.locator("path.recharts-line-curve").first()).toBeVisible();
+  await chart.scrollIntoViewIfNeeded();
+  await page.evaluate(() => window.scrollBy(0, 200));
+  const before = await page.evaluate(() => window.scrollY);
+  expect(before).toBeGreaterThan(300);
+  const box = await chart.locator(".recharts-surface").first().boundingBox();
+  if (!box) throw new Error("no chart surface");
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * 0.3, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.5, y, { steps: 5 });
+  await page.mouse.move(box.x + box.width * 0.6, y, { steps: 5 });
+  await page.mouse.up();
+  await expect(page).toHaveURL(/[?&]t=/);
+  await page.waitForTimeout(300);
+  expect(Math.abs((await page.evaluate(() => window.scrollY)) - before)).toBeLessThan(5);
+});

@@ -57,7 +57,8 @@ export function useUrlTimeRange(): [TimeRange | null, (r: TimeRange | null) => v
     (r: TimeRange | null) => {
       navigate(
         { search: readableSearch(writeRange(new URLSearchParams(window.location.search), r)) },
-        { replace: true },
+        // Zooming changes only the URL's range: the page stays where it is scrolled (it jumped to the top).
+        { replace: true, preventScrollReset: true },
       );
     },
     [navigate],

@@ -32,7 +32,7 @@ export function ComparePage() {
 
   const change = useCallback(
     (c: Partial<CompareViewState>, replace = false) =>
-      setParams((p) => updateCompareParams(p, c), { replace }),
+      setParams((p) => updateCompareParams(p, c), { replace, preventScrollReset: true }),
     [setParams],
   );
 

@@ -23,7 +23,8 @@ export function SavedComparisonPage() {
   useTitle(saved?.title || "Saved comparison");
   const reply = q.data?.compare;
   const view = useMemo(() => fromViewState(saved?.view_state, params), [saved, params]);
-  const change = (c: Partial<CompareViewState>) => setParams((p) => updateCompareParams(p, c, true));
+  const change = (c: Partial<CompareViewState>) =>
+    setParams((p) => updateCompareParams(p, c, true), { preventScrollReset: true });
   const { canWrite } = useProjectRole(saved?.project ?? "");
 
   if (q.error) {

@@ -90,7 +90,7 @@ export function SharePage() {
   }
   const source: CompareSource = { kind: "share", token };
   const change = (c: Partial<CompareViewState>) =>
-    setParams((p) => updateCompareParams(p, c, true), { replace: true });
+    setParams((p) => updateCompareParams(p, c, true), { replace: true, preventScrollReset: true });
   return (
     <Frame>
       <title>{`${shared.title || "Shared comparison"} · perflab`}</title>

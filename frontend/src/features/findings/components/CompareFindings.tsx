@@ -19,29 +19,40 @@ export function CompareFindings({ findings, baseline, onDecide }: Props) {
       <div className="card-body">
         <h2 className="findings-heading">Findings</h2>
         {findings.map((e) => (
-          <div key={e.experiment} className="findings-exp" data-testid={`findings-${e.experiment}`}>
-            <h3>
-              {e.experiment}
-              {e.experiment === baseline ? <span className="faint"> (baseline)</span> : null}
-              {(e.appeared ?? []).map((r) => (
-                <span
-                  key={`a-${r}`}
-                  className="badge badge-warn plain"
-                  title="fires here, not in the baseline"
-                >
-                  appeared: {r}
-                </span>
-              ))}
-              {(e.disappeared ?? []).map((r) => (
-                <span
-                  key={`d-${r}`}
-                  className="badge badge-good plain"
-                  title="fires in the baseline, not here"
-                >
-                  gone: {r}
-                </span>
-              ))}
-            </h3>
+          // One line per experiment (what fires, what appeared or went) until opened: the results table
+          // above is what a reader came for.
+          <details key={e.experiment} className="findings-exp" data-testid={`findings-${e.experiment}`}>
+            <summary>
+              <h3 style={{ display: "inline" }}>
+                {e.experiment}
+                {e.experiment === baseline ? <span className="faint"> (baseline)</span> : null}
+                {(e.appeared ?? []).map((r) => (
+                  <span
+                    key={`a-${r}`}
+                    className="badge badge-warn plain"
+                    title="fires here, not in the baseline"
+                  >
+                    appeared: {r}
+                  </span>
+                ))}
+                {(e.disappeared ?? []).map((r) => (
+                  <span
+                    key={`d-${r}`}
+                    className="badge badge-good plain"
+                    title="fires in the baseline, not here"
+                  >
+                    gone: {r}
+                  </span>
+                ))}
+              </h3>{" "}
+              <span className="muted">
+                {e.findings.length
+                  ? `${e.findings.length} finding${e.findings.length === 1 ? "" : "s"}: ${e.findings
+                      .map((f) => f.title)
+                      .join("; ")}`
+                  : "no finding"}
+              </span>
+            </summary>
             {e.findings.length ? (
               <FindingsList
                 findings={e.findings}
@@ -57,7 +68,7 @@ export function CompareFindings({ findings, baseline, onDecide }: Props) {
             ) : (
               <p className="muted">No finding.</p>
             )}
-          </div>
+          </details>
         ))}
       </div>
     </section>

@@ -76,7 +76,7 @@ export function RunCharts({ run, poll, annotations }: Props) {
       );
       if (search === window.location.search) return;
       setPending({ search, list: next });
-      navigate({ search }, { replace: true });
+      navigate({ search }, { replace: true, preventScrollReset: true });
     },
     [navigate, defaults],
   );
