@@ -40,7 +40,7 @@ def test_a_session_imports_by_command_with_one_fact_set(client: TestClient, proj
     assert parts[3]["preview"]["interval_s"] == 5.0 and parts[3]["preview"]["samples"] == 3
     route = parts[4]
     assert route["note"].startswith("not recognised") and "`ip route`" in route["note"]
-    assert (route["start_line"], route["end_line"]) == (55, 56) and not route["warnings"]
+    assert (route["start_line"], route["end_line"]) == (55, 57) and not route["warnings"]
 
     run_id = result["run_id"]
     detail = client.get(f"/api/runs/{run_id}").json()
@@ -56,7 +56,7 @@ def test_a_session_imports_by_command_with_one_fact_set(client: TestClient, proj
     assert data["v"] == [12.0, 80.0, 57.0] and [b - a for a, b in zip(data["t"], data["t"][1:])] == [5.0, 5.0]
 
     kept = {a["name"]: a for a in client.get(f"/api/runs/{run_id}/attachments").json()}
-    route_file = kept["session.txt (lines 55-56)"]
+    route_file = kept["session.txt (lines 55-57)"]
     assert route_file["note"] == route["note"]
     assert client.get(route_file["download_url"]).text.startswith("[root@web1 ~]# ip route\ndefault via")
 
