@@ -80,3 +80,24 @@ def test_rules_read_imported_facts_like_an_agents(client: TestClient, project: d
     detail = client.get(f"/api/runs/{healthy['run_id']}").json()
     facts = [s["data"] for s in detail["summaries"] if s["kind"] == "host-facts"]
     assert len(facts) == 1 and (facts[0]["cpus_online"], facts[0]["cpus_effective"]) == (2, 2)
+
+
+def test_recorded_sessions_give_one_fact_set_and_sysctl_values(client: TestClient, project: dict[str, Any]) -> None:
+    slug = project["slug"]
+    parts, result = _import(client, slug, "local_debian_root_prompt.txt")
+    assert [p["kind"] for p in parts] == ["vmstat"] + ["host-facts"] * 6 + ["sysctl", "ss-s", None, None, None]
+    assert [p["attachment"] for p in parts[-3:]] == [True, True, True]  # ip route, uname -r, exit
+    detail = client.get(f"/api/runs/{result['run_id']}").json()
+    facts = [s["data"] for s in detail["summaries"] if s["kind"] == "host-facts"]
+    # six outputs of one host, one fact set: v1's quota -1 is no limit, its "unlimited" memory is none
+    assert len(facts) == 1 and {k: v for k, v in facts[0].items() if k != "sources"} == {
+        "cpus_allowed": 2, "cpus_online": 2, "cgroup_version": 1, "cgroup_cpu_quota_us": None,
+        "cgroup_cpu_limit": None, "cgroup_cpu_period_us": 100000, "cgroup_cpuset": "0-1", "cgroup_memory_max": None,
+        "cpus_effective": 2}
+
+    sh_parts, sh = _import(client, slug, "local_sh_prompt.txt")
+    # `cat /proc/sys/net/core/somaxconn` is a setting: the run's sysctl values, not a host fact
+    assert [p["kind"] for p in sh_parts] == ["host-facts", "sysctl", "host-facts", "nstat", None]
+    summaries = client.get(f"/api/runs/{sh['run_id']}").json()["summaries"]
+    sysctl = next(s["data"] for s in summaries if s["kind"] == "sysctl")
+    assert sysctl["values"] == {"net.core.somaxconn": "4096"}
