@@ -354,9 +354,9 @@ def _unknown_part(file: ImportFile, part: dict[str, Any], nginx: NginxFormats) -
             return found[0], found[1], found[2], None
     out = _parse_part(file, "auto", text, part["start_line"] - 1, nginx, _part_name(file, part))
     info = out[2]
-    if info.get("attachment"):
-        # The note says why the part was kept; the split's "not imported" would contradict it. A command
-        # that failed or printed nothing is said so.
+    if info.get("attachment") and part.get("command") is not None:
+        # The note names the command whose output was kept; the split's "not imported" would contradict it. A
+        # command that failed or printed nothing is said so.
         failed = [w for w in part["warnings"] if " failed: " in w or "printed nothing" in w]
         if failed:
             info["note"] = failed[0].replace("; not imported", "; kept as an attachment of the run")
