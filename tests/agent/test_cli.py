@@ -232,3 +232,23 @@ def test_agent_sources_run_on_python_3_6() -> None:
                              str(AGENTS / "build_zipapp.py")], capture_output=True, text=True, cwd=ROOT, timeout=120,
                             check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_import_of_a_transcript_says_per_part_what_the_preview_says(server: FakeServer, tmp_path: Path) -> None:
+    from perflab.imports.analyse import preview
+    from perflab.imports.schemas import FilePreview, ImportFile
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "composed_rhel_cpuset45_nginx.txt"
+    session = tmp_path / "session.txt"
+    session.write_text(fixture.read_text())
+    # The server's answer is its real analysis of this file, as the API serialises it.
+    parts = [FilePreview.model_validate(p).model_dump(mode="json")
+             for p in preview([ImportFile(name="session.txt", content=fixture.read_text())])]
+    server.import_files = parts
+    out = run_agent(server.url, server.token, "import", "--project", "demo", "--experiment", "pinned", str(session))
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.splitlines()
+    assert "session.txt (lines 1-2): host-facts" in lines and "session.txt (lines 49-54): vmstat" in lines
+    route = next(p for p in parts if p["start_line"] == 55)
+    assert f"session.txt (lines 55-57): {route['note']}" in lines and "`ip route`" in route["note"]
+    assert "session.txt (lines 61-79): config" in lines

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from perflab.findings.rules import evaluate
-from perflab.hosts import imported
+from perflab.parsers import host_facts
 
 from .helpers import FIXTURES, SCENARIOS, profile_functions, run_data
 
@@ -27,7 +27,8 @@ def fired(data: object, rule: str) -> list[dict]:
 
 
 def facts_from(*paths: Path) -> dict:
-    return imported.merge([f for p in paths if (f := imported.from_file(p.name, p.read_text())) is not None])
+    """One host's facts as an import stores them: each saved file read by the host-facts parser, merged."""
+    return host_facts.merge([host_facts.parse(p.read_text(), file=p.name)["facts"] for p in paths])
 
 
 # -- reuseport stalls -------------------------------------------------------------------------------------

@@ -18,23 +18,22 @@ from typing import Any
 
 from perflab import parsers
 from perflab.errors import BadInput, PayloadTooLarge, Unprocessable
-from perflab.hosts import imported as host_facts
 from perflab.imports.schemas import ImportFile
 from perflab.ingest import pipeline
+from perflab.parsers import host_facts
 from perflab.parsers.split import split
+from perflab.parsers.transcript import prompt
 
 MAX_TEXT_BYTES = 256 * 1024 * 1024
 DEFAULT_ROLES = dict.fromkeys(parsers.LOAD_KINDS, "loadgen")
 # A config file (nginx.conf, ...) is no tool output: it is kept as a snapshot, diffed in comparisons and read
 # by the findings rules (proxy_buffers, worker_processes).
 CONFIG_KIND = "config"
-# cgroup files, nproc, getconf, lscpu, /proc/cpuinfo: stored as the run's host facts for their role.
-FACTS_KIND = "host-facts"
-# Part kinds a transcript splitter may give to unknown commands' output.
+# cgroup files, nproc, getconf, lscpu, /proc/cpuinfo (saved files or a transcript's commands): read by the
+# host-facts parser into the agent's keys and stored as one host-facts summary per role, merged.
+FACTS_KIND = host_facts.KIND
+# Part kinds a transcript splitter gives to outputs no parser is named for (an unknown command's).
 UNKNOWN_KINDS = (None, "unknown")
-# Parser kinds whose text is a host fact (a transcript's `nproc`, `cat /sys/fs/cgroup/cpu.max`...): read into
-# the agent's keys here, whatever document their parser makes, so the rules find them where an agent puts them.
-FACT_KINDS = frozenset({"nproc", "getconf", "lscpu", "cpuinfo", "cgroup", "host-facts"})
 # ingress-nginx's default format (its controller's nginx.conf template): read without a config.
 UPSTREAMINFO = (
     "log_format upstreaminfo '$remote_addr - $remote_user [$time_local] \"$request\" '"
@@ -212,6 +211,30 @@ NOT_RECOGNISED = ("not recognised: no parser knows this output; kept as an attac
                   "(name its kind to read it)")
 
 
+def _not_recognised(text: str) -> str:
+    """The note of an output no parser reads; a transcript part's names the command that printed it."""
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    shown = prompt(first)
+    if shown is None or not shown[1]:
+        return NOT_RECOGNISED
+    return (f"not recognised: perflab has no parser for the output of `{shown[1][:80]}`; kept as an attachment "
+            "of the run")
+
+
+def _facts_part(file: ImportFile, text: str, doc: dict[str, Any], name: str) -> Analysed:
+    """A host-facts output as the import keeps it: its facts (the agent's keys) with where they came from; a
+    `cat /proc/sys/...` of settings only is a sysctl output."""
+    where = doc.get("command") or name
+    if not doc["facts"] and doc.get("sysctl"):
+        values = doc["sysctl"]
+        data = {"values": values, "numbers": {}, "warnings": doc["warnings"]}
+        # The sysctl snapshot stored is what sysctl -a would print for these, so diffs and rules read it.
+        snapshot = "".join(f"{k} = {v}\n" for k, v in values.items())
+        return snapshot, data, _ok(file, "sysctl", data), None
+    data = {**doc["facts"], "sources": [where], "warnings": doc["warnings"]}
+    return text, data, _ok(file, FACTS_KIND, data), None
+
+
 def _parse_part(file: ImportFile, kind: str, text: str, offset: int, nginx: NginxFormats, name: str) -> Analysed:
     """(text, parsed JSON or None, preview, the line parse of a streaming kind) of one tool's output; what no
     parser reads, or a parser refuses, is kept as an attachment with the reason."""
@@ -220,14 +243,18 @@ def _parse_part(file: ImportFile, kind: str, text: str, offset: int, nginx: Ngin
         access = parse_access_log(text, name, nginx)
         if access is not None:
             return text, access, _ok(file, "nginx-access", access), None
-    if detected in FACT_KINDS or (kind == "auto" and detected is None):
-        facts = host_facts.from_file(name, text) or (
-            host_facts.from_file(str(detected), text) if detected in FACT_KINDS else None)
-        if facts is not None:
-            facts["sources"] = [name]
-            return text, facts, _ok(file, FACTS_KIND, facts), None
-        if detected is None:
-            return text, None, kept(file, NOT_RECOGNISED), None
+    if detected == FACTS_KIND or (kind == "auto" and detected is None):
+        # A cgroup file's one number says what it is only by its name: the file's, or the path a
+        # transcript's `cat` shows (the parser reads that from the part's prompt line).
+        try:
+            doc = host_facts.parse(text, file=name)
+        except parsers.ParseError as exc:
+            if detected is None:
+                return text, None, kept(file, _not_recognised(text)), None
+            error = str(exc) if exc.line is None else f"line {exc.line + offset}: {exc.message}"
+            return text, None, kept(file, f"not read as {FACTS_KIND}: {error}; kept as an attachment of the run",
+                                    kind=FACTS_KIND, error=error), None
+        return _facts_part(file, text, doc, name)
     line_parse = None
     try:
         if detected in pipeline.STREAMING:
@@ -304,12 +331,49 @@ def analyse(file: ImportFile, nginx: NginxFormats | None = None) -> tuple[str | 
     out: list[Analysed] = []
     for part in parts:
         if part["kind"] in UNKNOWN_KINDS:
-            out.append(_parse_part(file, "auto", part["text"], part["start_line"] - 1, nginx, _part_name(file, part)))
-            out[-1][2]["warnings"] = list(part["warnings"]) + out[-1][2]["warnings"]
+            out.append(_unknown_part(file, part, nginx))
         else:
             out.append(_parse_part(file, part["kind"], part["text"], part["start_line"] - 1, nginx, file.name))
+        if part.get("interval_s"):
+            # `vmstat 5`: the rows are 5 s apart, which the table itself does not say
+            out[-1][2]["interval_s"] = part["interval_s"]
+            out[-1][2]["preview"]["interval_s"] = part["interval_s"]
         out[-1][2].update(start_line=part["start_line"], end_line=part["end_line"], excerpt=part["preview"])
+        if part.get("command") is not None:
+            out[-1][2]["command"] = part["command"]
     return text, out
+
+
+def _unknown_part(file: ImportFile, part: dict[str, Any], nginx: NginxFormats) -> Analysed:
+    """A part no parser is named for: a config a transcript `cat`s (nginx.conf), else whatever the detectors
+    and the host-facts reader make of it, else an attachment whose note says which command printed it."""
+    text = part["text"]
+    if part.get("command"):
+        body = text.split("\n", 1)[1] if "\n" in text else ""
+        if _BLOCK.search(body[:1 << 20]) or _looks_like_nginx(body):
+            found = _config(file, body)
+            name = _part_name(file, part)
+            found[2].update(name=file.name, config_name=os.path.basename(name) or file.name)
+            return found[0], found[1], found[2], None
+    out = _parse_part(file, "auto", text, part["start_line"] - 1, nginx, _part_name(file, part))
+    info = out[2]
+    if info.get("attachment") and part.get("command") is not None:
+        # The note names the command whose output was kept; the split's "not imported" would contradict it. A
+        # command that failed or printed nothing is said so.
+        failed = [w for w in part["warnings"] if " failed: " in w or "printed nothing" in w]
+        if failed:
+            info["note"] = failed[0].replace("; not imported", "; kept as an attachment of the run")
+        if "printed nothing" in " ".join(failed):
+            info.update(attachment=False, note=failed[0].replace("; not imported", "; nothing to keep"))
+    else:
+        info["warnings"] = list(part["warnings"]) + info["warnings"]
+    return out
+
+
+def _looks_like_nginx(text: str) -> bool:
+    from perflab.compare import configs
+
+    return configs.looks_like_nginx(text[:1 << 20])
 
 
 def _is_config(text: str, parts: list[dict[str, Any]]) -> bool:
@@ -317,6 +381,8 @@ def _is_config(text: str, parts: list[dict[str, Any]]) -> bool:
     `log_format` lines read as an access log do not count)."""
     from perflab.compare import configs
 
+    if any(p.get("command") for p in parts):
+        return False  # a terminal session, whose `cat nginx.conf` is one of its parts
     if _BLOCK.search(text[:1 << 20]):
         return not any(p["kind"] not in (*UNKNOWN_KINDS, "nginx-access") for p in parts)
     # A perf stat -j line is `{...}` too: a text some parser reads is not taken for a config.

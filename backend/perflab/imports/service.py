@@ -25,10 +25,10 @@ from perflab.alerts import service as alerts_service
 from perflab.artifacts import service as artifacts_service
 from perflab.errors import BadInput
 from perflab.experiments import service as experiments_service
-from perflab.hosts import imported as host_facts
 from perflab.imports.analyse import CONFIG_KIND, FACTS_KIND, Analysed, analyse_all, decode, imported, preview
 from perflab.imports.schemas import ImportFile
 from perflab.ingest import pipeline
+from perflab.parsers import host_facts
 from perflab.projects.models import Project
 from perflab.runs.models import RawChunk, Run, Stream, Summary
 
@@ -44,8 +44,10 @@ def content_hash(files: list[ImportFile], experiment: str) -> str:
     return h.hexdigest()
 
 
-def _timestamps(kind: str, kept: pipeline.LineParse, base: float, parsed: pipeline.Parsed) -> list[float]:
-    """Seconds for each line: one per sampling interval, so imported tables chart like streamed ones.
+def _timestamps(kind: str, kept: pipeline.LineParse, base: float, parsed: pipeline.Parsed,
+                step: float = 1.0) -> list[float]:
+    """Seconds for each line: one ``step`` (the interval a transcript's `vmstat 5` names, else 1 s) per
+    sampling interval, so imported tables chart like streamed ones.
 
     Each line's records (from the one parse of the text) go into `parsed`, stored as the stream's samples."""
     out = []
@@ -59,7 +61,7 @@ def _timestamps(kind: str, kept: pipeline.LineParse, base: float, parsed: pipeli
             if key is None or key != last_key:
                 k += 1
                 last_key = key
-        out.append(base + max(k, 0))
+        out.append(base + max(k, 0) * step)
         if records:
             parsed.buf.add(records, round(out[-1] * 1e6))
     return out
@@ -127,7 +129,7 @@ def run_window(times: list[dict[str, Any]], now: datetime) -> tuple[datetime, da
 
 
 def _add_stream(session: Session, *, run: Run, name: str, source: str, role: str, text: str,
-                kept: pipeline.LineParse | None, start: datetime | None = None) -> Stream:
+                kept: pipeline.LineParse | None, start: datetime | None = None, step: float = 1.0) -> Stream:
     stream = Stream(run_id=run.id, agent_id=IMPORT_AGENT, role=role, source=source, name=name, lines=0, samples=0,
                     dropped=0, max_seq=1, chunks=1, parsed_seq=0, closed_seq=1, state="closed", parser_state={})
     session.add(stream)
@@ -136,7 +138,7 @@ def _add_stream(session: Session, *, run: Run, name: str, source: str, role: str
     # Each table starts when it says it started: pidstat begun a second after vmstat charts so.
     base = (start or run.started_at or datetime.now(UTC)).timestamp()
     parsed = pipeline.Parsed(stream, {"parser": kept.state}) if kept is not None else None
-    times = _timestamps(source, kept, base, parsed) if kept is not None and parsed is not None else [base] * len(lines)
+    times = _timestamps(source, kept, base, parsed, step) if kept is not None and parsed is not None else [base] * len(lines)
     session.add(RawChunk(run_id=run.id, stream_id=stream.id, seq=1, received_at=datetime.now(UTC),
                          line_count=len(lines),
                          data_gz=pipeline.encode_lines((t, 0.0, line) for t, line in zip(times, lines, strict=True))))
@@ -182,7 +184,8 @@ def _attach(session: Session, *, project: Project, run: Run, file: ImportFile, c
 
 
 def _store_facts(session: Session, *, run: Run, facts: dict[str, list[dict[str, Any]]]) -> None:
-    """One host-facts summary per role, merged from every file that told something about that host."""
+    """One host-facts summary per role, merged from every file or transcript part that told something about
+    that host, in the agent's keys (``sources`` names the files and commands it came from)."""
     for role, parts in facts.items():
         merged = host_facts.merge([{k: v for k, v in p.items() if k not in ("sources", "warnings")} for p in parts])
         merged["sources"] = [s for p in parts for s in p.get("sources", [])]
@@ -238,8 +241,9 @@ def import_run(
                 continue  # kept as an attachment, with its note
             kind, role = info["kind"], info["role"]
             if kind == CONFIG_KIND:
+                # A transcript's `cat /etc/nginx/nginx.conf` is stored under the file's name, as its output.
                 artifacts_service.store(session, project_id=project.id, run_id=run.id, kind="config",
-                                        name=file.name, data=text.encode(), role=role,
+                                        name=info.get("config_name") or file.name, data=text.encode(), role=role,
                                         content_type="text/plain; charset=utf-8")
                 continue
             if kind == FACTS_KIND:
@@ -251,7 +255,8 @@ def import_run(
             used.add(name)
             if kind in pipeline.STREAMING or kind in pipeline.ONE_SHOT:
                 stream = _add_stream(session, run=run, name=name[:200], source=kind, role=role, text=text,
-                                     kept=kept, start=times[id(part)]["start"])
+                                     kept=kept, start=times[id(part)]["start"],
+                                     step=float(info.get("interval_s") or 1.0))
                 if stream.error:
                     info["warnings"].append(stream.error)
             else:

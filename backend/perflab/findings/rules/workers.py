@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from perflab.findings.rules.base import Evidence, Finding, RunData, make_finding, rule
-from perflab.hosts.imported import parse_cpu_list
+from perflab.parsers.host_facts import parse_cpu_list
 
 BUSY_WORKER_PCT = 80.0
 
