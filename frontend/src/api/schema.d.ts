@@ -180,6 +180,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Forget Devices
+         * @description Forgets every browser this account logged in from (a lost laptop): each counts towards the
+         *     account's login limit again until it logs in anew.
+         */
+        delete: operations["auth-forget_devices"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -240,7 +261,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change Password */
+        /**
+         * Change Password
+         * @description Ends the account's other sessions and forgets its other browsers; this one is remembered anew.
+         */
         post: operations["auth-change_password"];
         delete?: never;
         options?: never;
@@ -530,7 +554,8 @@ export interface paths {
         };
         /**
          * Get Diff
-         * @description ``profile`` is the baseline; ``other`` is scaled to its total (see ``factor``).
+         * @description ``profile`` is the baseline; ``other`` is scaled to its total (see ``factor``). Bounded
+         *     like the tree (``pruned``), with the largest function changes first (``functions_total``).
          */
         get: operations["profiles-get_diff"];
         put?: never;
@@ -619,7 +644,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get Tree */
+        /**
+         * Get Tree
+         * @description The call tree, bounded: ``pruned`` says how many frames were left out and what they held.
+         */
         get: operations["profiles-get_tree"];
         put?: never;
         post?: never;
@@ -644,7 +672,9 @@ export interface paths {
         put?: never;
         /**
          * Create Project
-         * @description Whoever creates a project becomes its owner.
+         * @description Whoever creates a project becomes its owner. 409 when the slug is taken by a project the caller can
+         *     see; one they cannot see is never revealed: the project gets the slug plus a random suffix (the
+         *     reply's `slug` is the one used).
          */
         post: operations["projects-create_project"];
         delete?: never;
@@ -814,6 +844,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{slug}/gate-failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Gate Failed
+         * @description What `perflab-agent compare --fail-on ...` reports when it fails a build: the project's
+         *     gate_failed webhooks are notified.
+         */
+        post: operations["alerts-gate_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{slug}/hosts": {
         parameters: {
             query?: never;
@@ -899,12 +950,37 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove Member */
+        /**
+         * Remove Member
+         * @description revoke_share_links: also revoke every active public link this member created in the project,
+         *     which would otherwise stay valid until it expires (up to 365 days).
+         */
         delete: operations["members-remove_member"];
         options?: never;
         head?: never;
         /** Update Member */
         patch: operations["members-update_member"];
+        trace?: never;
+    };
+    "/api/projects/{slug}/noise": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Noise
+         * @description The noise of one experiment's setup from its repeated runs: per metric and host role, the smallest change
+         *     that n runs a side detect.
+         */
+        get: operations["compare-noise"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/projects/{slug}/notes": {
@@ -1075,6 +1151,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{slug}/verdict-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Verdict Settings
+         * @description The smallest meaningful change per metric family behind "equivalent" verdicts.
+         */
+        get: operations["compare-get_verdict_settings"];
+        /**
+         * Put Verdict Settings
+         * @description Owners only: change a family's smallest meaningful change (percent), or reset it with null.
+         */
+        put: operations["compare-put_verdict_settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{slug}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Webhooks
+         * @description The project's webhooks with their last delivery (owners only).
+         */
+        get: operations["alerts-list_webhooks"];
+        put?: never;
+        /**
+         * Create Webhook
+         * @description Register a webhook; its signing secret is in this answer only.
+         */
+        post: operations["alerts-create_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}": {
         parameters: {
             query?: never;
@@ -1102,6 +1226,26 @@ export interface paths {
         patch: operations["runs-update_run"];
         trace?: never;
     };
+    "/api/runs/{run_id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run Attachments
+         * @description What an import kept without reading (files or parts of a paste no parser knows), with why.
+         */
+        get: operations["imports-run_attachments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/events": {
         parameters: {
             query?: never;
@@ -1111,7 +1255,12 @@ export interface paths {
         };
         /**
          * Run Events
-         * @description Server-sent events: a snapshot whenever the run changes, at most once a second.
+         * @description Server-sent events: a snapshot whenever the run changes.
+         *
+         *     Every viewer of a run on this server reads one shared feed, recomputed when PostgreSQL notifies
+         *     a change of the run (cluster/live.py), so viewers cost no snapshot query each. Access is checked
+         *     again about once a second per viewer (a few primary-key reads): a member removed (or logged out,
+         *     or a token revoked) stops receiving at once.
          */
         get: operations["series-run_events"];
         put?: never;
@@ -1238,6 +1387,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/use": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run Use Checklist
+         * @description The USE method for this run: per resource, utilisation, saturation and errors: which checks ran, which
+         *     found something, and what would let a missing one run.
+         */
+        get: operations["findings-run_use_checklist"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/share-links/{link_id}": {
         parameters: {
             query?: never;
@@ -1324,6 +1494,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete Webhook */
+        delete: operations["alerts-delete_webhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Deliveries
+         * @description The webhook's latest 20 deliveries, newest first.
+         */
+        get: operations["alerts-list_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1364,6 +1571,26 @@ export interface components {
         ArtifactCreated: {
             /** Artifact Id */
             artifact_id: number;
+        };
+        /**
+         * AttachmentRead
+         * @description A file (or part of a paste) an import kept without reading it, with the reason.
+         */
+        AttachmentRead: {
+            /** Content Type */
+            content_type: string;
+            /** Download Url */
+            download_url: string;
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /** Note */
+            note: string;
+            /** Role */
+            role: string;
+            /** Size Bytes */
+            size_bytes: number;
         };
         /** Batch */
         Batch: {
@@ -1437,6 +1664,8 @@ export interface components {
             delta?: number | null;
             /** Delta Pct */
             delta_pct?: number | null;
+            /** Detectable Pct */
+            detectable_pct?: number | null;
             /** Flags */
             flags?: string[];
             /**
@@ -1444,6 +1673,8 @@ export interface components {
              * @default 0
              */
             invalid_runs?: number;
+            /** Margin Pct */
+            margin_pct?: number | null;
             /** Max */
             max: number | null;
             /** Median */
@@ -1454,13 +1685,24 @@ export interface components {
             n: number;
             /** Noise Floor Pct */
             noise_floor_pct?: number | null;
+            /** Outliers */
+            outliers?: number[];
+            /** Runs Needed */
+            runs_needed?: number | null;
+            /**
+             * Two Mode
+             * @default false
+             */
+            two_mode?: boolean;
+            /** Undecided Reason */
+            undecided_reason?: string | null;
             /** Values */
             values: (number | null)[];
             /**
              * Verdict
              * @enum {string}
              */
-            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+            verdict: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
         };
         /** ChangePointMethod */
         ChangePointMethod: {
@@ -1468,12 +1710,12 @@ export interface components {
             alpha: number;
             /** Description */
             description: string;
+            /** Min Experiments */
+            min_experiments: number;
             /** Min Size */
             min_size: number;
             /** Name */
             name: string;
-            /** Permutations */
-            permutations: number;
         };
         /** ChangeSet */
         ChangeSet: {
@@ -1511,6 +1753,7 @@ export interface components {
             metrics: components["schemas"]["MetricVerdict"][];
             /** Netqtop */
             netqtop: components["schemas"]["TelemetryRow"][];
+            noise?: components["schemas"]["SetupNoise"] | null;
             /** Notes */
             notes: components["schemas"]["NoteRef"][];
             /** Overlay Metrics */
@@ -1697,6 +1940,47 @@ export interface components {
             status?: ("proposed" | "adopted" | "rejected" | "inconclusive") | null;
             /** Version */
             version?: number | null;
+        };
+        /** DeliveryRead */
+        DeliveryRead: {
+            /** Attempts */
+            attempts: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Delivered At */
+            delivered_at: string | null;
+            /** Event */
+            event: string;
+            /** Id */
+            id: number;
+            /** Last Error */
+            last_error: string | null;
+            /** Response Status */
+            response_status: number | null;
+            /** Status */
+            status: string;
+        };
+        /**
+         * DiffPruned
+         * @description Like TreePruned for a diff: a node's score is its share of the base plus its share of the
+         *     other; ``min_share`` is the smallest score kept.
+         */
+        DiffPruned: {
+            /** Groups */
+            groups: number;
+            /** Max Nodes */
+            max_nodes: number;
+            /** Min Share */
+            min_share: number;
+            /** Nodes */
+            nodes: number;
+            /** Total Base */
+            total_base: number;
+            /** Total Other */
+            total_other: number;
         };
         /** EvidenceRead */
         EvidenceRead: {
@@ -1905,6 +2189,13 @@ export interface components {
         };
         /** FilePreview */
         FilePreview: {
+            /**
+             * Attachment
+             * @default false
+             */
+            attachment?: boolean;
+            /** Attachment Id */
+            attachment_id?: number | null;
             /** End Line */
             end_line?: number | null;
             /** Error */
@@ -1920,6 +2211,8 @@ export interface components {
             kind: string | null;
             /** Name */
             name: string;
+            /** Note */
+            note?: string | null;
             /** Ok */
             ok: boolean;
             /** Preview */
@@ -1987,6 +2280,28 @@ export interface components {
             total: number;
             /** Unit */
             unit: string;
+        };
+        /** GateAccepted */
+        GateAccepted: {
+            /** Deliveries */
+            deliveries: number;
+        };
+        /**
+         * GateFailed
+         * @description What a CI gate reports when it failed the build (perflab-agent compare --fail-on ...).
+         */
+        GateFailed: {
+            /** Baseline */
+            baseline: string;
+            /** Exit Code */
+            exit_code: number;
+            /** Experiments */
+            experiments: string[];
+            /**
+             * Failures
+             * @description one line per failing metric
+             */
+            failures: string[];
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -2260,6 +2575,10 @@ export interface components {
             delta_pct: {
                 [key: string]: number | null;
             };
+            /** Detectable Pct */
+            detectable_pct?: {
+                [key: string]: number | null;
+            };
             /**
              * Direction
              * @enum {string}
@@ -2271,13 +2590,21 @@ export interface components {
             runs: {
                 [key: string]: number;
             };
+            /** Runs Needed */
+            runs_needed?: {
+                [key: string]: number | null;
+            };
+            /** Undecided Reason */
+            undecided_reason?: {
+                [key: string]: string | null;
+            };
             /** Values */
             values: {
                 [key: string]: number | null;
             };
             /** Verdict */
             verdict: {
-                [key: string]: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+                [key: string]: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
             };
         };
         /** Mover */
@@ -2309,7 +2636,35 @@ export interface components {
              * Verdict
              * @enum {string}
              */
-            verdict: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+            verdict: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
+        };
+        /** NoiseRow */
+        NoiseRow: {
+            /** Detectable By Runs */
+            detectable_by_runs: {
+                [key: string]: number | null;
+            };
+            /** Detectable Pct */
+            detectable_pct: number | null;
+            /** Key */
+            key: string;
+            /** Label */
+            label: string;
+            /** Median */
+            median: number;
+            /** N */
+            n: number;
+            /** Role */
+            role: string | null;
+            /**
+             * Section
+             * @enum {string}
+             */
+            section: "results" | "telemetry";
+            /** Spread Pct */
+            spread_pct: number | null;
+            /** Unit */
+            unit: string;
         };
         /** NoteCreate */
         NoteCreate: {
@@ -2463,6 +2818,17 @@ export interface components {
             /** Started At */
             started_at: string | null;
         };
+        /**
+         * ParseLag
+         * @description What the parse workers have not reached yet: raw chunks received but not parsed, and the age of
+         *     the oldest of them. Both 0 when parsing is in the request (the default) or has caught up.
+         */
+        ParseLag: {
+            /** Chunks */
+            chunks: number;
+            /** Seconds */
+            seconds: number;
+        };
         /** PasswordChange */
         PasswordChange: {
             /** Current Password */
@@ -2531,12 +2897,15 @@ export interface components {
             functions: {
                 [key: string]: string | number;
             }[];
+            /** Functions Total */
+            functions_total: number;
             /** Names */
             names: string[];
             /** Nodes */
             nodes: number[][];
             /** Other Total */
             other_total: number;
+            pruned: components["schemas"]["DiffPruned"];
             /** Unit */
             unit: string;
         };
@@ -2591,13 +2960,15 @@ export interface components {
         /**
          * ProfileTree
          * @description The merged call tree: nodes are [name_idx, self, total, parent_idx] in pre-order, node 0
-         *     the root "all" (parent -1); siblings sorted by name.
+         *     the root "all" (parent -1); siblings sorted by name; at most max_nodes frames plus the
+         *     "[pruned]" nodes that stand for the rest (see ``pruned``).
          */
         ProfileTree: {
             /** Names */
             names: string[];
             /** Nodes */
             nodes: number[][];
+            pruned: components["schemas"]["TreePruned"];
             /** Total */
             total: number;
             /** Unit */
@@ -2785,6 +3156,7 @@ export interface components {
             label: string;
             /** Load Command */
             load_command: string;
+            parse_lag: components["schemas"]["ParseLag"];
             /** Project Id */
             project_id: number;
             /** Project Slug */
@@ -3001,6 +3373,18 @@ export interface components {
                 [key: string]: string;
             } | null;
         };
+        /** RunUseChecklist */
+        RunUseChecklist: {
+            /** Checks */
+            checks: components["schemas"]["UseCheck"][];
+            /** Resources */
+            resources: string[];
+            /**
+             * Run Id
+             * Format: uuid
+             */
+            run_id: string;
+        };
         /** RunWarning */
         RunWarning: {
             /** Kind */
@@ -3071,6 +3455,18 @@ export interface components {
             /** Server Time */
             server_time: number;
         };
+        /**
+         * SetupNoise
+         * @description From the repeated runs of one experiment: "this setup detects changes of X% or more with n runs".
+         */
+        SetupNoise: {
+            /** Experiment */
+            experiment: string;
+            /** Rows */
+            rows: components["schemas"]["NoiseRow"][];
+            /** Runs */
+            runs: number;
+        };
         /** ShareLinkCreate */
         ShareLinkCreate: {
             /**
@@ -3086,6 +3482,11 @@ export interface components {
         };
         /** ShareLinkCreated */
         ShareLinkCreated: {
+            /**
+             * Can Revoke
+             * @default false
+             */
+            can_revoke?: boolean;
             /** Comparison Id */
             comparison_id: number;
             /** Comparison Short Id */
@@ -3126,6 +3527,11 @@ export interface components {
         };
         /** ShareLinkRead */
         ShareLinkRead: {
+            /**
+             * Can Revoke
+             * @default false
+             */
+            can_revoke?: boolean;
             /** Comparison Id */
             comparison_id: number;
             /** Comparison Short Id */
@@ -3195,16 +3601,20 @@ export interface components {
         };
         /** StatsMethod */
         StatsMethod: {
+            /** Alpha */
+            alpha: number;
             /** Confidence */
             confidence: number;
             /** Detail */
             detail: string;
+            /** Margins Pct */
+            margins_pct?: {
+                [key: string]: number;
+            };
             /** Name */
             name: string;
-            /** Resamples */
-            resamples: number;
-            /** Seed */
-            seed: number;
+            /** Power */
+            power: number;
         };
         /** StreamRead */
         StreamRead: {
@@ -3274,12 +3684,18 @@ export interface components {
             calls: number | null;
             /** Calls Delta Pct */
             calls_delta_pct?: number | null;
+            /** Calls Detectable Pct */
+            calls_detectable_pct?: number | null;
+            /** Calls Runs Needed */
+            calls_runs_needed?: number | null;
+            /** Calls Undecided Reason */
+            calls_undecided_reason?: string | null;
             /**
              * Calls Verdict
              * @default no_data
              * @enum {string}
              */
-            calls_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+            calls_verdict?: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
             /** Errors */
             errors: number | null;
             /** N */
@@ -3288,12 +3704,18 @@ export interface components {
             seconds: number | null;
             /** Seconds Delta Pct */
             seconds_delta_pct?: number | null;
+            /** Seconds Detectable Pct */
+            seconds_detectable_pct?: number | null;
+            /** Seconds Runs Needed */
+            seconds_runs_needed?: number | null;
+            /** Seconds Undecided Reason */
+            seconds_undecided_reason?: string | null;
             /**
              * Seconds Verdict
              * @default no_data
              * @enum {string}
              */
-            seconds_verdict?: "better" | "worse" | "within_noise" | "single_run" | "increased" | "decreased" | "no_data" | "invalid";
+            seconds_verdict?: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
             /** Usecs Per Call */
             usecs_per_call: number | null;
         };
@@ -3446,6 +3868,24 @@ export interface components {
             /** Run Id */
             run_id: string | null;
         };
+        /**
+         * TreePruned
+         * @description What a bounded tree left out: ``nodes`` frames, summed into ``groups`` "[pruned]" nodes
+         *     (one under each frame that lost children) holding ``total``; the smallest total kept is
+         *     ``min_total``. ``nodes == 0``: the whole tree is there.
+         */
+        TreePruned: {
+            /** Groups */
+            groups: number;
+            /** Max Nodes */
+            max_nodes: number;
+            /** Min Total */
+            min_total: number;
+            /** Nodes */
+            nodes: number;
+            /** Total */
+            total: number;
+        };
         /** TrendChangePoint */
         TrendChangePoint: {
             /** After Median */
@@ -3523,8 +3963,12 @@ export interface components {
         };
         /** TrendReply */
         TrendReply: {
+            /** Assessment */
+            assessment: string;
             /** Change Points */
             change_points: components["schemas"]["TrendChangePoint"][];
+            /** Detectable Step Pct */
+            detectable_step_pct: number | null;
             /** Experiments */
             experiments: components["schemas"]["TrendExperiment"][];
             /** Higher Is Better */
@@ -3534,6 +3978,8 @@ export interface components {
             method: components["schemas"]["ChangePointMethod"];
             /** Metric */
             metric: string;
+            /** Summary */
+            summary: string;
             /** Unit */
             unit: string;
         };
@@ -3555,6 +4001,32 @@ export interface components {
             validity: string;
             /** Value */
             value: number;
+        };
+        /**
+         * UseCheck
+         * @description One cell of the USE method: a resource's utilisation, saturation or errors in this run.
+         */
+        UseCheck: {
+            /** Fired */
+            fired: string[];
+            /** Hint */
+            hint: string | null;
+            /** Resource */
+            resource: string;
+            /** Rules */
+            rules: string[];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "finding" | "silent" | "missing" | "n/a";
+            /**
+             * Type
+             * @enum {string}
+             */
+            type: "utilisation" | "saturation" | "errors";
+            /** Value */
+            value: string | null;
         };
         /** UserCreate */
         UserCreate: {
@@ -3635,6 +4107,30 @@ export interface components {
             socket_errors_pct?: number;
         };
         /**
+         * VerdictSettingsRead
+         * @description The smallest meaningful change per metric family (percent): a change provably inside it is "equivalent".
+         */
+        VerdictSettingsRead: {
+            /** Defaults Pct */
+            defaults_pct: {
+                [key: string]: number;
+            };
+            /** Margins Pct */
+            margins_pct: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * VerdictSettingsUpdate
+         * @description Families to change (percent, above 0 and at most 50), or null to go back to the default.
+         */
+        VerdictSettingsUpdate: {
+            /** Margins Pct */
+            margins_pct: {
+                [key: string]: number | null;
+            };
+        };
+        /**
          * ViewState
          * @description What the page showed when saved. Overlays and the time range also bound what a share link may read.
          */
@@ -3655,6 +4151,74 @@ export interface components {
             ui?: {
                 [key: string]: unknown;
             };
+        };
+        /** WebhookCreate */
+        WebhookCreate: {
+            /**
+             * Alpha
+             * @description the change-point sensitivity to follow (false alarms per history)
+             * @default 0.05
+             */
+            alpha?: number;
+            /** Events */
+            events: ("change_point" | "gate_failed" | "finding")[];
+            /**
+             * Format
+             * @default json
+             * @enum {string}
+             */
+            format?: "json" | "slack";
+            /** Name */
+            name: string;
+            /**
+             * Url
+             * @description http(s) URL chosen by a project owner
+             */
+            url: string;
+        };
+        /** WebhookCreated */
+        WebhookCreated: {
+            /** Alpha */
+            alpha: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Events */
+            events: string[];
+            /** Format */
+            format: string;
+            /** Id */
+            id: number;
+            last_delivery?: components["schemas"]["DeliveryRead"] | null;
+            /** Name */
+            name: string;
+            /** Secret */
+            secret: string;
+            /** Url */
+            url: string;
+        };
+        /** WebhookRead */
+        WebhookRead: {
+            /** Alpha */
+            alpha: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Events */
+            events: string[];
+            /** Format */
+            format: string;
+            /** Id */
+            id: number;
+            last_delivery?: components["schemas"]["DeliveryRead"] | null;
+            /** Name */
+            name: string;
+            /** Url */
+            url: string;
         };
     };
     responses: never;
@@ -4002,6 +4566,24 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+        };
+    };
+    "auth-forget_devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -4842,6 +5424,10 @@ export interface operations {
     "profiles-get_diff": {
         parameters: {
             query: {
+                /** @description at most this many frames, the largest first; the rest is summed into [pruned] nodes */
+                max_nodes?: number;
+                /** @description leave out frames under this share of the total (0.001 = 0.1%) */
+                min_share?: number;
                 /** @description the profile to compare with */
                 other: string;
             };
@@ -4998,7 +5584,12 @@ export interface operations {
     };
     "profiles-get_tree": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description at most this many frames, the largest first; the rest is summed into [pruned] nodes */
+                max_nodes?: number;
+                /** @description leave out frames under this share of the total (0.001 = 0.1%) */
+                min_share?: number;
+            };
             header?: never;
             path: {
                 profile_id: string;
@@ -5178,6 +5769,10 @@ export interface operations {
     "compare-compare": {
         parameters: {
             query: {
+                /** @description a sequential design's look (perflab-agent run --repeat auto): verdicts at alpha / looks */
+                look?: number | null;
+                /** @description the design's planned looks */
+                looks?: number | null;
                 /** @description experiment names or ids, repeated */
                 experiments: string[];
                 baseline?: string | null;
@@ -5578,6 +6173,41 @@ export interface operations {
             };
         };
     };
+    "alerts-gate_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GateFailed"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateAccepted"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "hosts-list_hosts": {
         parameters: {
             query?: never;
@@ -5747,7 +6377,9 @@ export interface operations {
     };
     "members-remove_member": {
         parameters: {
-            query?: never;
+            query?: {
+                revoke_share_links?: boolean;
+            };
             header?: never;
             path: {
                 user_id: number;
@@ -5798,6 +6430,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemberRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "compare-noise": {
+        parameters: {
+            query: {
+                /** @description experiment name or id */
+                experiment: string;
+                include_invalid?: boolean;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetupNoise"];
                 };
             };
             /** @description Validation Error */
@@ -6111,7 +6778,7 @@ export interface operations {
             query: {
                 /** @description a key from /trend/metrics */
                 metric: string;
-                /** @description change-point significance level */
+                /** @description change-point sensitivity: the false-alarm rate per history (0.005 to 0.2) */
                 alpha?: number;
                 include_archived?: boolean;
             };
@@ -6161,6 +6828,138 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TrendMetric"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "compare-get_verdict_settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerdictSettingsRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "compare-put_verdict_settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerdictSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerdictSettingsRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "alerts-list_webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "alerts-create_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
             /** @description Validation Error */
@@ -6258,6 +7057,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "imports-run_attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentRead"][];
                 };
             };
             /** @description Validation Error */
@@ -6530,6 +7360,37 @@ export interface operations {
             };
         };
     };
+    "findings-run_use_checklist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunUseChecklist"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "comparisons-revoke_share_link": {
         parameters: {
             query?: never;
@@ -6701,6 +7562,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "alerts-delete_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "alerts-list_deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryRead"][];
                 };
             };
             /** @description Validation Error */
