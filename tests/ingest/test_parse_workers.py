@@ -251,3 +251,29 @@ def test_a_worker_process_killed_mid_stream_loses_and_doubles_no_sample(
         got = _state(session, run_id)
         assert {k: got[k] for k in ("samples", "sum", "series", "lines")} == \
             {k: expected[k] for k in ("samples", "sum", "series", "lines")}, run_id
+
+
+def test_every_serve_process_runs_a_worker_that_a_batch_wakes(
+    app: Any, client: TestClient, agent_token: str, session: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from perflab.main import create_app
+
+    agent = Agent(app, agent_token)
+    agent.hello()
+    t0 = time.time()
+    expected = _reference(agent, session, monkeypatch, t0)
+    _workers_on(monkeypatch)
+    # A server started with the setting on: its lifespan starts the parse worker (LISTEN perflab_parse).
+    with TestClient(create_app()) as server:
+        server.headers["Authorization"] = f"Bearer {agent_token}"
+        agent.c = server
+        run_id = _run(agent)
+        assert agent.send(_streams(run_id, t0)).status_code == 200
+        deadline = time.monotonic() + 20
+        lag = client.get(f"/api/runs/{run_id}").json()["parse_lag"]
+        while lag["chunks"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+            lag = client.get(f"/api/runs/{run_id}").json()["parse_lag"]
+        assert lag == {"chunks": 0, "seconds": 0.0}
+    session.commit()
+    assert _state(session, run_id) == expected
