@@ -125,6 +125,27 @@ def _exit_on_signal(signum: int, _frame: Any) -> None:
     raise SystemExit(128 + signum)
 
 
+def cmd_worker(args: argparse.Namespace) -> int:
+    """A dedicated parse worker: claims and parses pending streams until SIGTERM/SIGINT
+    (ingest/workers.py). Needs PERFLAB_DATABASE_URL: the server's database, not an embedded one."""
+    import threading
+
+    from perflab.config import get_settings
+    from perflab.ingest import workers
+
+    if not get_settings().database_url:
+        sys.stderr.write("perflab: `perflab worker` needs PERFLAB_DATABASE_URL (the servers' PostgreSQL)\n")
+        return 2
+    # Named in pg_stat_activity, so an operator sees which connections parse.
+    os.environ.setdefault("PGAPPNAME", workers.APPLICATION_NAME)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    print(f"perflab: parse worker {os.getpid()} waiting for streams", flush=True)
+    workers.work_forever(stop, poll_s=args.poll)
+    return 0
+
+
 def cmd_migrate(args: argparse.Namespace) -> int:
     from perflab import db
 
@@ -234,6 +255,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=int, default=1,
                    help="server processes sharing the port (they share limits, sweeps and live pages via PostgreSQL)")
     s.set_defaults(func=cmd_serve)
+
+    s = sub.add_parser("worker", help="parse ingested lines (PERFLAB_PARSE_WORKERS) on a dedicated host")
+    s.add_argument("--poll", type=float, default=1.0, help="seconds between polls when no notice arrives")
+    s.set_defaults(func=cmd_worker)
 
     s = sub.add_parser("migrate", help="apply database migrations")
     s.add_argument("revision", nargs="?", default="head")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -28,6 +29,7 @@ from perflab.config import get_settings
 from perflab.deps import credentials_valid, get_current_user
 from perflab.errors import AppError, DatabaseBusy
 from perflab.ingest import sweep
+from perflab.ingest import workers as parse_workers
 from perflab.middleware import (
     BodyLimitMiddleware,
     HeaderLimitMiddleware,
@@ -96,9 +98,16 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     deliveries = asyncio.create_task(alerts_delivery.deliver_forever())
     # What has been in a project's trash for 30 days is purged (trash/service.py).
     purge = asyncio.create_task(trash_service.purge_forever())
+    # Parsing off the request path, when configured: this process's parse worker (ingest/workers.py).
+    parse_stop = threading.Event()
+    parser_thread = parse_workers.start_thread(parse_stop) if get_settings().parse_workers else None
     try:
         yield
     finally:
+        parse_stop.set()
+        if parser_thread is not None:
+            # It commits or rolls back the stream it holds, then stops (at most one parse plus a poll).
+            await asyncio.to_thread(parser_thread.join, 10)
         task.cancel()
         deliveries.cancel()
         purge.cancel()

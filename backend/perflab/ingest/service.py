@@ -19,7 +19,7 @@ from perflab.experiments.models import Experiment
 from perflab.hosts import service as hosts_service
 from perflab.hosts.models import Host
 from perflab.hosts.service import ONLINE_WINDOW
-from perflab.ingest import pipeline
+from perflab.ingest import pipeline, workers
 from perflab.ingest.schemas import Batch, Hello, Join, RunCreate
 from perflab.ingest.sweep import SILENCE_REASON
 from perflab.projects.models import Project
@@ -184,6 +184,10 @@ def start(session: Session, *, run: Run, started_at: float | None) -> None:
 
 
 def finish(session: Session, *, run: Run, exit_code: int | None, ended_at: float | None) -> None:
+    if workers.enabled():
+        # The run's end decides complete/partial and feeds findings from parsed data: parse what the
+        # workers have not reached yet (before the run row is written: no lock held while claiming).
+        workers.parse_run_now(session, run_id=run.id)
     if run.ended_at is None:
         run.ended_at = _ts(ended_at)
         run.exit_code = exit_code
@@ -281,17 +285,14 @@ def ingest(session: Session, *, token: AgentToken, agent_id: str, batches: list[
             touched[stream.id] = stream
             fresh.setdefault(stream.id, {})[batch.seq] = batch.lines
         acks.append({"run_id": batch.run_id, "stream": batch.stream, "seq": batch.seq, "duplicate": duplicate})
+    if touched and workers.enabled():
+        # Parsing is the workers' (ingest/workers.py): this request answers once the raw lines commit.
+        workers.announce(session)
+        session.flush()
+        return acks
     runs: dict[uuid.UUID, Run] = {}
     for stream in touched.values():
-        pipeline.parse_pending(session, stream, fresh.get(stream.id))
-        if pipeline.stream_complete(stream) and stream.closed_at is None:
-            run = runs.get(stream.run_id) or session.get(Run, stream.run_id)
-            assert run is not None
-            runs[run.id] = run
-            pipeline.finish_stream(session, stream, run)
-            stream.closed_at = now()
-            if stream.state == "open":
-                stream.state = "closed"
+        workers.advance(session, stream, fresh=fresh.get(stream.id), runs=runs)
     for run in runs.values():
         evaluate(session, run=run)
     session.flush()

@@ -16,10 +16,12 @@ from perflab.deps import (
     releases_connection,
 )
 from perflab.experiments.router import ReadableExperiment
+from perflab.ingest import workers as parse_workers
 from perflab.projects.models import Project
 from perflab.runs import service
 from perflab.runs.models import Run
 from perflab.runs.schemas import (
+    ParseLag,
     RunDetail,
     RunHostRead,
     RunListItem,
@@ -81,6 +83,7 @@ def get_run(run: ReadableRun, db: SessionDep) -> RunDetail:
         streams=[StreamRead(**StreamRead.model_validate(s["stream"]).model_dump(exclude={"host"}), host=s["host"])
                  for s in d["streams"]],
         summaries=[SummaryRead.model_validate(s) for s in d["summaries"]],
+        parse_lag=ParseLag(**parse_workers.run_lag(db, run_id=run.id)),
     )
 
 

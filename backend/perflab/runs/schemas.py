@@ -74,12 +74,21 @@ class RunUpdate(RequestModel):
     roles: dict[str, str] | None = Field(default=None, max_length=20)
 
 
+class ParseLag(BaseModel):
+    """What the parse workers have not reached yet: raw chunks received but not parsed, and the age of
+    the oldest of them. Both 0 when parsing is in the request (the default) or has caught up."""
+
+    chunks: int
+    seconds: float
+
+
 class RunDetail(RunRead):
     project_slug: str
     experiment_name: str
     hosts: list[RunHostRead]
     streams: list[StreamRead]
     summaries: list[SummaryRead]
+    parse_lag: ParseLag
 
 
 class RunListItem(RunRead):

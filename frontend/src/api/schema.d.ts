@@ -2818,6 +2818,17 @@ export interface components {
             /** Started At */
             started_at: string | null;
         };
+        /**
+         * ParseLag
+         * @description What the parse workers have not reached yet: raw chunks received but not parsed, and the age of
+         *     the oldest of them. Both 0 when parsing is in the request (the default) or has caught up.
+         */
+        ParseLag: {
+            /** Chunks */
+            chunks: number;
+            /** Seconds */
+            seconds: number;
+        };
         /** PasswordChange */
         PasswordChange: {
             /** Current Password */
@@ -3145,6 +3156,7 @@ export interface components {
             label: string;
             /** Load Command */
             load_command: string;
+            parse_lag: components["schemas"]["ParseLag"];
             /** Project Id */
             project_id: number;
             /** Project Slug */

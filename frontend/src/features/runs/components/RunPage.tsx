@@ -335,6 +335,13 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
           <div className="card-header">
             <h2 id="streams-title">Streams</h2>
           </div>
+          {run.parse_lag.chunks > 0 ? (
+            // Parse workers (PERFLAB_PARSE_WORKERS) trail the lines received: say by how much.
+            <p className="faint" data-testid="parse-lag">
+              Parsing {run.parse_lag.chunks} {run.parse_lag.chunks === 1 ? "batch" : "batches"} behind (oldest
+              received {run.parse_lag.seconds.toFixed(1)} s ago)
+            </p>
+          ) : null}
           {run.streams.length ? (
             <div className="table-wrap">
               <table className="table">

@@ -1,0 +1,195 @@
+"""Parse workers: parsing off the request path (PERFLAB_PARSE_WORKERS=true, docs/scaling.md).
+
+With workers on, an ingest request only stores raw chunks and answers after its commit. A worker (a
+thread in every `perflab serve` process, or `perflab worker` on a dedicated host) claims one stream
+that has its next chunk stored with `SELECT ... FOR UPDATE SKIP LOCKED`, parses its chunks in seq
+order from `stream.parsed_seq`, writes the samples, the new cursor and the parser state, and commits,
+all in one transaction. So one worker owns a stream at a time (others skip it), and a worker that dies
+mid-stream rolls back to the old cursor: the next one parses the same chunks, no sample lost or twice.
+
+Workers are woken by `NOTIFY perflab_parse` (sent by the ingest transaction, delivered at its commit)
+and poll every POLL_S anyway, for a notice missed while their listening connection reconnected.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import exists, func, or_, select, text
+from sqlalchemy.orm import Session
+
+from perflab.db import unit_of_work
+from perflab.ingest import pipeline
+from perflab.runs.models import RawChunk, Run, Stream
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "perflab_parse"
+POLL_S = 1.0
+APPLICATION_NAME = "perflab-parse-worker"
+
+
+def enabled() -> bool:
+    from perflab.config import get_settings
+
+    return get_settings().parse_workers
+
+
+def announce(session: Session) -> None:
+    """Wake the workers once this transaction commits (PostgreSQL holds the notice until then)."""
+    session.execute(text("SELECT pg_notify(:ch, '')"), {"ch": CHANNEL})
+
+
+def _pending() -> Any:
+    """Streams with work: their next chunk is stored (a gap waits for its chunk, it is not work), or every
+    chunk up to the closing one is parsed and the stream is not finished yet."""
+    nxt = exists().where(RawChunk.run_id == Stream.run_id, RawChunk.stream_id == Stream.id,
+                         RawChunk.seq == Stream.parsed_seq + 1)
+    unfinished = (Stream.closed_seq.is_not(None) & Stream.closed_at.is_(None)
+                  & (Stream.parsed_seq >= Stream.closed_seq))
+    return or_((Stream.parsed_seq < Stream.max_seq) & nxt, unfinished)
+
+
+def advance(session: Session, stream: Stream, *, fresh: dict[int, list[Any]] | None = None,
+            runs: dict[uuid.UUID, Run] | None = None) -> Run | None:
+    """Parse a locked stream as far as its chunks are contiguous; finish it once its closing chunk is
+    parsed. Returns its run when the stream was finished (the caller evaluates the run)."""
+    pipeline.parse_pending(session, stream, fresh)
+    if not (pipeline.stream_complete(stream) and stream.closed_at is None):
+        return None
+    runs = runs if runs is not None else {}
+    run = runs.get(stream.run_id) or session.get(Run, stream.run_id)
+    assert run is not None
+    runs[run.id] = run
+    pipeline.finish_stream(session, stream, run)
+    stream.closed_at = datetime.now(UTC)
+    if stream.state == "open":
+        stream.state = "closed"
+    return run
+
+
+def claim(session: Session, *, run_id: uuid.UUID | None = None, skip: Iterable[int] = ()) -> Stream | None:
+    """Lock one stream with work that no other transaction holds (a worker or an ingest request)."""
+    q = select(Stream).where(_pending())
+    if run_id is not None:
+        q = q.where(Stream.run_id == run_id)
+    if skip:
+        q = q.where(Stream.id.not_in(list(skip)))
+    return session.scalar(q.order_by(Stream.id).limit(1)
+                          .with_for_update(of=Stream, skip_locked=True).execution_options(populate_existing=True))
+
+
+def parse_one(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None) -> bool:
+    """Claim a stream, parse it, commit. False when no unlocked stream has work.
+
+    A stream whose parse raises is rolled back, added to `failed` and skipped by later calls that pass
+    the same set: one broken stream must not stop the others (it is retried at the next drain)."""
+    from perflab.ingest import service
+
+    failed = failed if failed is not None else set()
+    held: int | None = None
+    try:
+        with unit_of_work() as session:
+            stream = claim(session, run_id=run_id, skip=failed)
+            if stream is None:
+                return False
+            held = stream.id
+            run = advance(session, stream)
+            if run is not None:
+                service.evaluate(session, run=run)
+            session.flush()
+    except Exception:
+        if held is None:
+            raise
+        log.exception("parse worker: parsing stream %d failed; skipping it until the next pass", held)
+        failed.add(held)
+    return True
+
+
+def drain(*, run_id: uuid.UUID | None = None, limit: int = 100_000) -> int:
+    """Parse until no unlocked stream has work. Returns the streams claimed."""
+    done = 0
+    failed: set[int] = set()
+    while done < limit and parse_one(run_id=run_id, failed=failed):
+        done += 1
+    return done
+
+
+def parse_run_now(session: Session, *, run_id: uuid.UUID) -> None:
+    """Parse what is pending on a run's streams in the caller's transaction (finishing a run reads
+    its parsed data right away). Streams another transaction holds are skipped, never waited for
+    (no lock-order deadlock with an ingest request): their holder, or the next worker, parses them
+    and evaluates the run again."""
+    from perflab.ingest import service
+
+    runs: dict[uuid.UUID, Run] = {}
+    while (stream := claim(session, run_id=run_id)) is not None:
+        before = (stream.parsed_seq, stream.closed_at)
+        advance(session, stream, runs=runs)
+        if (stream.parsed_seq, stream.closed_at) == before:
+            break  # nothing moved: never spin on it
+    for run in runs.values():
+        service.evaluate(session, run=run)
+
+
+def run_lag(session: Session, *, run_id: uuid.UUID) -> dict[str, Any]:
+    """How far parsing trails what was received: chunks stored but not parsed yet, and the age of the
+    oldest of them (what the run page shows while workers catch up)."""
+    chunks = session.scalar(select(func.coalesce(func.sum(Stream.max_seq - Stream.parsed_seq), 0))
+                            .where(Stream.run_id == run_id, Stream.parsed_seq < Stream.max_seq)) or 0
+    oldest = None
+    if chunks:
+        oldest = session.scalar(
+            select(func.min(RawChunk.received_at)).join(Stream, (Stream.id == RawChunk.stream_id)
+                                                        & (Stream.run_id == RawChunk.run_id))
+            .where(RawChunk.run_id == run_id, RawChunk.seq > Stream.parsed_seq))
+    seconds = max(0.0, (datetime.now(UTC) - oldest).total_seconds()) if oldest is not None else 0.0
+    return {"chunks": int(chunks), "seconds": round(seconds, 3)}
+
+
+def work_forever(stop: threading.Event, *, poll_s: float = POLL_S) -> None:
+    """A worker's loop: drain, then sleep until a notice or `poll_s`. Ends when `stop` is set."""
+    from perflab.cluster import pg
+
+    conn = None
+    while not stop.is_set():
+        try:
+            if conn is None:
+                conn = pg.connect()
+                conn.execute(f"LISTEN {CHANNEL}")
+        except Exception:
+            log.warning("parse worker: cannot listen for %s; polling every %.1f s", CHANNEL, poll_s, exc_info=True)
+            conn = None
+        try:
+            drain()
+        except Exception:
+            log.warning("parse worker: a parse failed; trying again in %.1f s", poll_s, exc_info=True)
+        if stop.is_set():
+            break
+        if conn is None:
+            stop.wait(poll_s)
+            continue
+        try:
+            # Several notices (one per ingest commit) make one wake-up: the drain takes them all.
+            for _ in conn.notifies(timeout=poll_s, stop_after=1):
+                pass
+        except Exception:
+            log.warning("parse worker: listening connection lost; reconnecting", exc_info=True)
+            try:
+                conn.close()
+            except Exception:
+                log.debug("closing the listening connection failed", exc_info=True)
+            conn = None
+    if conn is not None:
+        conn.close()
+
+
+def start_thread(stop: threading.Event) -> threading.Thread:
+    thread = threading.Thread(target=work_forever, args=(stop,), name="perflab-parse", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,279 @@
+"""Parsing off the request path (PERFLAB_PARSE_WORKERS=true): the request stores raw lines and answers;
+parse workers claim streams with SKIP LOCKED, parse in seq order, and a crash loses or doubles nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import text
+
+from tests.ingest.test_ingest import CAPTURE, Agent, _batches, _lines, _run, _state
+
+RUN1 = CAPTURE / "default" / "run1"
+
+
+def _workers_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests from now on leave parsing to workers. Set after the app started, so no worker thread
+    runs in this process: each test decides when a worker parses (as a `perflab worker` host would)."""
+    from perflab.config import get_settings
+
+    monkeypatch.setenv("PERFLAB_PARSE_WORKERS", "true")
+    get_settings.cache_clear()
+
+
+def _workers_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    from perflab.config import get_settings
+
+    monkeypatch.delenv("PERFLAB_PARSE_WORKERS", raising=False)
+    get_settings.cache_clear()
+
+
+def _streams(run_id: str, t0: float, closed: bool = True) -> list[dict[str, Any]]:
+    """vmstat and pidstat of one capture, a few lines per batch (many chunks per stream)."""
+    out = (_batches("vmstat", "vmstat", "proxy", run_id, _lines(RUN1 / "vmstat.txt", t0), 3)
+           + _batches("pidstat", "pidstat", "proxy", run_id, _lines(RUN1 / "pidstat.txt", t0), 40))
+    if not closed:
+        for b in out:
+            b["closed"] = False
+    return out
+
+
+def _reference(agent: Agent, session: Any, monkeypatch: pytest.MonkeyPatch, t0: float) -> dict[str, Any]:
+    """The state of the same batches parsed in the request (the contract the workers must meet)."""
+    _workers_off(monkeypatch)
+    ref = _run(agent)
+    assert agent.send(_streams(ref, t0)).status_code == 200
+    session.commit()
+    return _state(session, ref)
+
+
+def test_ingest_answers_before_parsing_and_the_lag_shows_then_returns_to_zero(
+    app: Any, client: TestClient, agent_token: str, session: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from perflab.ingest import workers
+
+    agent = Agent(app, agent_token)
+    agent.hello()
+    t0 = time.time()
+    expected = _reference(agent, session, monkeypatch, t0)
+    _workers_on(monkeypatch)
+    run_id = _run(agent)
+    agent.c.post(f"/api/agent/runs/{run_id}/join", json={"agent_id": agent.agent_id, "role": "proxy",
+                                                          "streams": ["vmstat", "pidstat"]})
+    agent.c.post(f"/api/agent/runs/{run_id}/start", json={"started_at": t0})
+    batches = _streams(run_id, t0)
+    r = agent.send(batches)
+    assert r.status_code == 200 and not any(a["duplicate"] for a in r.json()["acked"])
+    session.commit()
+    # Answered with the raw lines stored and nothing parsed: the run page says how far behind parsing is.
+    stored = _state(session, run_id)
+    assert stored["chunks"] == len(batches) and stored["samples"] == 0
+    lag = client.get(f"/api/runs/{run_id}").json()["parse_lag"]
+    assert lag["chunks"] == len(batches) and lag["seconds"] >= 0
+    time.sleep(0.2)
+    assert client.get(f"/api/runs/{run_id}").json()["parse_lag"]["seconds"] >= 0.2
+
+    assert workers.drain() == 2  # one claim per stream: every contiguous chunk in one transaction
+    session.commit()
+    assert _state(session, run_id) == expected
+    assert client.get(f"/api/runs/{run_id}").json()["parse_lag"] == {"chunks": 0, "seconds": 0.0}
+    assert workers.drain() == 0  # nothing left: no stream is claimed again
+
+    # Finishing the run needs no worker: both streams were closed and parsed, so it is complete.
+    assert agent.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0}).status_code == 200
+    detail = client.get(f"/api/runs/{run_id}").json()
+    assert detail["status"] == "complete", detail["status_reasons"]
+    assert any(s["kind"] == "pidstat-averages" for s in detail["summaries"])
+
+
+def test_finishing_a_run_parses_what_no_worker_reached_yet(
+    app: Any, client: TestClient, agent_token: str, session: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = Agent(app, agent_token)
+    agent.hello()
+    t0 = time.time()
+    expected = _reference(agent, session, monkeypatch, t0)
+    _workers_on(monkeypatch)
+    run_id = _run(agent)
+    agent.c.post(f"/api/agent/runs/{run_id}/join", json={"agent_id": agent.agent_id, "role": "proxy",
+                                                          "streams": ["vmstat", "pidstat"]})
+    agent.c.post(f"/api/agent/runs/{run_id}/start", json={"started_at": t0})
+    assert agent.send(_streams(run_id, t0)).status_code == 200
+    assert agent.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0}).status_code == 200
+    session.commit()
+    assert _state(session, run_id) == expected
+    assert client.get(f"/api/runs/{run_id}").json()["status"] == "complete"
+
+
+def test_a_parse_rolled_back_mid_stream_loses_and_doubles_no_sample(
+    app: Any, agent_token: str, session: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from perflab.db import unit_of_work
+    from perflab.ingest import workers
+
+    agent = Agent(app, agent_token)
+    agent.hello()
+    t0 = time.time()
+    expected = _reference(agent, session, monkeypatch, t0)
+    _workers_on(monkeypatch)
+    run_id = _run(agent)
+    batches = _streams(run_id, t0)
+    # Half the chunks first: a worker parses them and commits.
+    half = [b for b in batches if b["seq"] <= 4]
+    assert agent.send(half).status_code == 200
+    assert workers.drain() == 2
+    assert agent.send([b for b in batches if b["seq"] > 4]).status_code == 200
+
+    class Crash(Exception):
+        pass
+
+    # A worker parses the rest (and finishes the stream), its samples written, then dies before its commit.
+    with pytest.raises(Crash), unit_of_work() as s:
+        stream = workers.claim(s, run_id=uuid.UUID(run_id))
+        assert stream is not None and stream.name == "vmstat" and stream.parsed_seq == 4
+        workers.advance(s, stream)
+        s.flush()
+        assert stream.parsed_seq == stream.max_seq and stream.closed_at is not None
+        raise Crash
+    session.commit()
+    assert session.execute(text("SELECT parsed_seq, closed_at FROM stream WHERE run_id = :r AND name = 'vmstat'"),
+                           {"r": run_id}).one() == (4, None)
+    assert workers.drain() == 1
+    session.commit()
+    assert _state(session, run_id) == expected
+
+
+def test_two_workers_never_parse_one_stream_at_once(
+    app: Any, agent_token: str, session: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from perflab.db import unit_of_work
+    from perflab.ingest import workers
+
+    agent = Agent(app, agent_token)
+    agent.hello()
+    _workers_on(monkeypatch)
+    run_id = _run(agent)
+    assert agent.send(_streams(run_id, time.time(), closed=False)).status_code == 200
+    with unit_of_work() as first:
+        held = workers.claim(first)
+        assert held is not None
+        # While the first worker holds its stream, a second one gets the other stream, then nothing.
+        with unit_of_work() as second:
+            other = workers.claim(second)
+            assert other is not None and other.id != held.id
+            assert workers.parse_one() is False
+            workers.advance(second, other)
+        parsed_by_second = session.execute(text("SELECT parsed_seq FROM stream WHERE id = :s"),
+                                           {"s": other.id}).scalar()
+        session.commit()
+        assert parsed_by_second == other.max_seq
+        assert workers.drain() == 0  # the held stream is still skipped, never waited for
+        workers.advance(first, held)
+    session.commit()
+    assert workers.drain() == 0
+    lag = session.execute(text("SELECT sum(max_seq - parsed_seq) FROM stream WHERE run_id = :r"),
+                          {"r": run_id}).scalar()
+    assert lag == 0
+
+
+def _long_vmstat(t0: float) -> list[list[Any]]:
+    """Every capture's vmstat rows under one header, ten times over: a stream of ~1,600 lines."""
+    rows: list[str] = []
+    for path in sorted(CAPTURE.glob("*/run*/vmstat.txt")):
+        rows += [ln for ln in path.read_text().splitlines()[3:] if ln.strip()]
+    header = (RUN1 / "vmstat.txt").read_text().splitlines()[:2]
+    lines = header + rows * 10
+    return [[t0 + i * 0.01, 1000.0 + i * 0.01, line] for i, line in enumerate(lines)]
+
+
+def test_a_worker_process_killed_mid_stream_loses_and_doubles_no_sample(
+    app: Any, agent_token: str, session: Any, monkeypatch: pytest.MonkeyPatch, database_url: str
+) -> None:
+    from perflab.ingest import workers
+
+    agent = Agent(app, agent_token)
+    agent.hello()
+    lines = _long_vmstat(time.time())
+    _workers_off(monkeypatch)
+    ref = _run(agent)
+    assert agent.send(_batches("vmstat", "vmstat", "proxy", ref, lines, 100)).status_code == 200
+    session.commit()
+    expected = _state(session, ref)
+    assert expected["samples"] > 10_000
+    _workers_on(monkeypatch)
+    runs = [_run(agent) for _ in range(4)]
+    for run_id in runs:
+        # One line per chunk: each stream is a long parse (~1,600 chunks in one transaction).
+        batches = _batches("vmstat", "vmstat", "proxy", run_id, lines, 1)
+        for i in range(0, len(batches), 500):
+            assert agent.send(batches[i:i + 500]).status_code == 200
+    env = {**os.environ, "PERFLAB_DATABASE_URL": database_url, "PERFLAB_PARSE_WORKERS": "true"}
+    proc = subprocess.Popen([sys.executable, "-m", "perflab.cli", "worker", "--poll", "0.2"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        # Kill it while it holds a parse transaction open (its connection is named in pg_stat_activity).
+        deadline = time.monotonic() + 60
+        busy = False
+        while time.monotonic() < deadline and not busy:
+            busy = bool(session.execute(text(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = :n AND xact_start IS NOT NULL"
+                " AND datname = current_database()"), {"n": workers.APPLICATION_NAME}).scalar())
+            session.commit()
+            time.sleep(0.01)
+        assert busy, "the worker never started parsing"
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(10) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    # PostgreSQL notices the dead client, rolls its transaction back and frees the stream.
+    deadline = time.monotonic() + 30
+    while session.execute(text("SELECT count(*) FROM pg_stat_activity WHERE application_name = :n"),
+                          {"n": workers.APPLICATION_NAME}).scalar() and time.monotonic() < deadline:
+        session.commit()
+        time.sleep(0.05)
+    session.commit()
+    unparsed = session.execute(text("SELECT count(*) FROM stream WHERE run_id = ANY(CAST(:r AS uuid[]))"
+                                    " AND parsed_seq < max_seq"), {"r": runs}).scalar()
+    assert unparsed >= 1  # killed mid-run: at least the stream it held is still to parse
+    workers.drain()
+    session.commit()
+    for run_id in runs:
+        got = _state(session, run_id)
+        assert {k: got[k] for k in ("samples", "sum", "series", "lines")} == \
+            {k: expected[k] for k in ("samples", "sum", "series", "lines")}, run_id
+
+
+def test_every_serve_process_runs_a_worker_that_a_batch_wakes(
+    app: Any, client: TestClient, agent_token: str, session: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from perflab.main import create_app
+
+    agent = Agent(app, agent_token)
+    agent.hello()
+    t0 = time.time()
+    expected = _reference(agent, session, monkeypatch, t0)
+    _workers_on(monkeypatch)
+    # A server started with the setting on: its lifespan starts the parse worker (LISTEN perflab_parse).
+    with TestClient(create_app()) as server:
+        server.headers["Authorization"] = f"Bearer {agent_token}"
+        agent.c = server
+        run_id = _run(agent)
+        assert agent.send(_streams(run_id, t0)).status_code == 200
+        deadline = time.monotonic() + 20
+        lag = client.get(f"/api/runs/{run_id}").json()["parse_lag"]
+        while lag["chunks"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+            lag = client.get(f"/api/runs/{run_id}").json()["parse_lag"]
+        assert lag == {"chunks": 0, "seconds": 0.0}
+    session.commit()
+    assert _state(session, run_id) == expected
