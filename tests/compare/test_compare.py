@@ -286,6 +286,9 @@ def test_top_movers_rank_every_section_with_significance(client: TestClient, inv
     doc = _compare(client, investigation.slug, baseline="default", experiments=["buffers-4x128k"]).json()
     rps = [m for m in doc["top_movers"] if m["key"] == "wrk.requests_per_sec"]
     assert rps and rps[0]["verdict"] == "better" and rps[0]["delta_pct"] > 70
+    # Bytes a second read as such, like the results table, not as 842478387 -> 1599875318.
+    xfer = next(m for m in doc["top_movers"] if m["key"] == "wrk.transfer_per_sec_bytes")
+    assert re.fullmatch(r"Transfer/sec: \d+\.\d MiB/s -> \d\.\d GiB/s \(\+\d+\.\d%\)", xfer["text"]), xfer["text"]
 
 
 def test_exports_csv_neutralises_formulas_and_keeps_numbers(

@@ -12,9 +12,25 @@ from perflab.compare.telemetry import share_of
 TOP_MOVERS = 25
 
 
+_BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+
+
+def _bytes(v: float) -> str:
+    """1599875318 -> "1.5 GiB", the way the UI's formatBytes writes it, so a mover reads like the table."""
+    i = 0
+    while abs(v) >= 1024 and i < len(_BYTE_UNITS) - 1:
+        v /= 1024
+        i += 1
+    return f"{v:.0f} B" if i == 0 else f"{v:.1f} {_BYTE_UNITS[i]}"
+
+
 def _fmt(v: float | None, unit: str = "") -> str:
     if v is None:
         return "-"
+    if unit in ("B/s", "bytes/s"):
+        return f"{_bytes(v)}/s"
+    if unit in ("B", "bytes"):
+        return _bytes(v)
     if unit == "ms":
         return f"{v:.2f}ms"
     if unit == "%":
