@@ -149,3 +149,18 @@ def test_an_imports_statistics_equal_what_a_reparse_computes_from_storage(
     service.reparse_run(session, run=session.get(Run, run_id))
     session.commit()
     assert state() == imported
+
+
+def test_an_imported_run_is_dated_by_its_data_not_by_the_import(client: TestClient, project: dict[str, Any]) -> None:
+    slug = project["slug"]
+    r = client.post(f"/api/projects/{slug}/imports", json={"experiment": "default", "files": _files()})
+    assert r.status_code == 201, r.text
+    # vmstat -t's first stamp in the capture: three days before this machine's "now".
+    first = next(ln for ln in (RUN1 / "vmstat.txt").read_text().splitlines() if ln.strip()[:1].isdigit())
+    stamp = "T".join(first.split()[-2:])
+    run = client.get(f"/api/runs/{r.json()['run_id']}").json()
+    assert run["started_at"].startswith(stamp) and not run["created_at"].startswith(stamp[:10])
+    history = client.get(f"/api/projects/{slug}/experiments").json()["items"][0]
+    assert history["last_run_at"].startswith(stamp)
+    listed = next(p for p in client.get("/api/projects").json() if p["slug"] == slug)
+    assert listed["last_run_at"].startswith(stamp)

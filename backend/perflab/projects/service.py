@@ -72,7 +72,7 @@ def list_projects(session: Session, *, member_id: int | None = None) -> list[dic
         select(Experiment.project_id, func.count().label("n")).group_by(Experiment.project_id).subquery()
     )
     run_counts = (
-        select(Run.project_id, func.count().label("n"), func.max(Run.created_at).label("last"))
+        select(Run.project_id, func.count().label("n"), func.max(func.coalesce(Run.started_at, Run.created_at)).label("last"))
         .group_by(Run.project_id)
         .subquery()
     )
