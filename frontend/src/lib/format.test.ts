@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  countOf,
   deltaVerdict,
   formatBytes,
   formatCompact,
@@ -11,6 +12,7 @@ import {
   formatMs,
   formatPercent,
   formatRelative,
+  nounFor,
   percentChange,
   secondsBetween,
 } from "./format";
@@ -121,5 +123,16 @@ describe("bytes and dates", () => {
     expect(formatRelative("2026-11-22T09:00:00Z", now)).toBe("3 h ago");
     expect(formatRelative("2026-11-10T12:00:00Z", now)).toBe("12 d ago");
     expect(formatRelative(null, now)).toBe("—");
+  });
+});
+
+describe("counts", () => {
+  it("writes the singular for one and the plural otherwise, with thousands separators", () => {
+    expect(countOf(1, "experiment")).toBe("1 experiment");
+    expect(countOf(0, "experiment")).toBe("0 experiments");
+    expect(countOf(12000, "run")).toBe("12,000 runs");
+    expect(countOf(1, "series", "series")).toBe("1 series");
+    expect(nounFor(1, "run")).toBe("run");
+    expect(nounFor(2, "run")).toBe("runs");
   });
 });

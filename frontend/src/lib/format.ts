@@ -24,6 +24,19 @@ export function formatFixed(v: number | null | undefined, digits = 2): string {
   }).format(v);
 }
 
+/**
+ * A count with its noun, singular or plural as the number asks: (1, "experiment") -> "1 experiment",
+ * (1200, "run") -> "1,200 runs"; irregular plurals are passed: (3, "series", "series").
+ */
+export function countOf(n: number, one: string, many = `${one}s`): string {
+  return `${formatInt(n)} ${n === 1 ? one : many}`;
+}
+
+/** Just the noun for a count shown elsewhere: ("run", 1) -> "run". */
+export function nounFor(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? one : many;
+}
+
 /** Three significant digits with k/M/G suffix: 12722.9 -> "12.7k", 950 -> "950". */
 export function formatCompact(v: number | null | undefined): string {
   if (!isNum(v)) return EMPTY;

@@ -8,6 +8,7 @@ import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { SkeletonBlock } from "@/components/Skeleton";
 import { useProjectRole } from "@/lib/project-role";
+import { countOf } from "@/lib/format";
 import { useTitle } from "@/lib/use-title";
 import { type CompareSource, liveCompareQueryOptions, useSaveComparison } from "../api";
 import { type CompareViewState, parseCompareState, toViewState, updateCompareParams } from "../view-state";
@@ -114,8 +115,11 @@ export function ComparePage() {
           {reply ? (
             <div className="cmp-meta">
               <span>
-                {reply.experiments.length} experiments, {reply.columns.reduce((n, c) => n + c.runs.length, 0)}{" "}
-                runs
+                {countOf(reply.experiments.length, "experiment")},{" "}
+                {countOf(
+                  reply.columns.reduce((n, c) => n + c.runs.length, 0),
+                  "run",
+                )}
               </span>
               <span>
                 baseline <strong>{reply.baseline}</strong>

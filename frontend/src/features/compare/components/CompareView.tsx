@@ -3,6 +3,7 @@
 // controls (notes, decisions); the public view gets none.
 import { lazy, Suspense, startTransition, useEffect, useMemo, useState } from "react";
 import { SkeletonBlock } from "@/components/Skeleton";
+import { countOf } from "@/lib/format";
 import { useSlots } from "@/lib/slots";
 import type { CompareReply, CompareSource } from "../api";
 import { type CompareViewState, defaultOverlays, type OverlayChoice, type SectionId } from "../view-state";
@@ -99,7 +100,7 @@ export function CompareView({
           <Section
             id="movers"
             title="Top movers"
-            hint={`${reply.top_movers.length} changes, ${sig} significant`}
+            hint={`${countOf(reply.top_movers.length, "change")}, ${sig} significant`}
             {...common}
             hidden={hidden("movers")}
           >

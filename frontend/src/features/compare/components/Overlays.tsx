@@ -6,6 +6,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo, useRef } from "react";
 import { type OverlayBand, OverlayChart, type OverlaySeries, runStyle } from "@/components/charts";
 import { ErrorBox } from "@/components/ErrorBox";
+import { markdownFirstLine } from "@/lib/markdown-plain";
 import { formatClock } from "@/lib/time-axis";
 import { useUrlTimeRange } from "@/lib/time-range";
 import { useInView } from "@/lib/use-in-view";
@@ -44,7 +45,7 @@ export function overlayBands(overlay: OverlayReply): OverlayBand[] {
       id: n.id,
       start: n.t_start_s as number,
       end: n.t_end_s ?? null,
-      label: `${n.run_id ? (runs.get(n.run_id) ?? "") : ""}: ${n.body_md}`,
+      label: `${n.run_id ? (runs.get(n.run_id) ?? "") : ""}: ${markdownFirstLine(n.body_md, 80)}`,
     }));
 }
 

@@ -6,7 +6,7 @@ import { Link, useParams, useSearchParams } from "react-router";
 import { ErrorBox } from "@/components/ErrorBox";
 import { SkeletonBlock } from "@/components/Skeleton";
 import { TimeAgo } from "@/components/TimeAgo";
-import { useProjectRole } from "@/lib/project-role";
+import { countOf } from "@/lib/format";
 import { useTitle } from "@/lib/use-title";
 import { type CompareSource, savedComparisonQueryOptions } from "../api";
 import { type CompareViewState, fromViewState, updateCompareParams } from "../view-state";
@@ -62,9 +62,7 @@ export function SavedComparisonPage() {
             <span>
               baseline <strong>{saved.baseline}</strong>
             </span>
-            <span>
-              {saved.run_ids.length} run{saved.run_ids.length === 1 ? "" : "s"}, frozen
-            </span>
+            <span>{countOf(saved.run_ids.length, "run")}, frozen</span>
             <span>
               saved <TimeAgo iso={saved.created_at} />
               {saved.created_by ? ` by ${saved.created_by}` : ""}

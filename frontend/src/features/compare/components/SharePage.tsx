@@ -5,7 +5,7 @@ import { useMemo } from "react";
 import { useParams, useSearchParams } from "react-router";
 import { SkeletonBlock } from "@/components/Skeleton";
 import { isApiError } from "@/lib/api-error";
-import { formatDateTime } from "@/lib/format";
+import { countOf, formatDateTime } from "@/lib/format";
 import { type CompareSource, shareViewQueryOptions } from "../api";
 import { type CompareViewState, fromViewState, updateCompareParams } from "../view-state";
 import { CompareActions } from "./CompareActions";
@@ -102,7 +102,7 @@ export function SharePage() {
               <span>
                 baseline <strong>{shared.baseline}</strong>
               </span>
-              <span>{shared.experiments.length} experiments</span>
+              <span>{countOf(shared.experiments.length, "experiment")}</span>
               <span>saved {formatDateTime(shared.created_at)}</span>
               <span>link expires {formatDateTime(shared.expires_at)}</span>
             </div>

@@ -1,5 +1,6 @@
 // Host telemetry per role: the overlays the reader chose (defaults: vmstat sy/us/in/cs and pidstat
 // %CPU per command) and the steady-state table (mean over the run without warm-up and cool-down).
+import { countOf } from "@/lib/format";
 import type { CompareReply, CompareSource, TelemetryRow } from "../api";
 import type { OverlayChoice } from "../view-state";
 import { OverlayLegend, OverlayPanel } from "./Overlays";
@@ -50,7 +51,7 @@ export function TelemetrySection({ reply, source, overlays, allowed, onOverlays 
             {onOverlays && metrics.length ? (
               <details className="cmp-metric-picker">
                 <summary>
-                  {shown.length} of {metrics.length} charts shown: choose
+                  {shown.length} of {countOf(metrics.length, "chart")} shown: choose
                 </summary>
                 <fieldset>
                   <legend className="sr-only">Charts for {role}</legend>

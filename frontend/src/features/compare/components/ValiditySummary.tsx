@@ -1,5 +1,6 @@
 // Runs whose numbers should not be trusted blindly (errors, partial streams, CPU steal, a saturated
 // load generator): counted in one line, listed on demand, and marked on each cell they feed.
+import { countOf } from "@/lib/format";
 import type { CompareReply } from "../api";
 
 export function ValiditySummary({ reply }: { reply: CompareReply }) {
@@ -9,7 +10,8 @@ export function ValiditySummary({ reply }: { reply: CompareReply }) {
   return (
     <div className="alert alert-warn" role="status" data-testid="validity">
       <span className="alert-title">
-        ⚠ {flagged_runs} of {total} runs flagged: their values are included and marked ⚠ on each cell
+        ⚠ {flagged_runs} of {countOf(total, "run")} flagged: their values are included and marked ⚠ on each
+        cell
         {invalid_runs
           ? `; ${invalid_runs} invalid ${include_invalid ? "but counted on purpose" : "and left out of every median and verdict"}`
           : ""}

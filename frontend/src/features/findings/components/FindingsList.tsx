@@ -1,6 +1,7 @@
 // Findings as the engineer would say them: the bottleneck, the evidence (linked where the run page
 // shows it) and the knob, with a button that turns the suggestion into a decision.
 import { Link } from "react-router";
+import { countOf } from "@/lib/format";
 import type { Finding } from "../api";
 import { evidenceHref, SEVERITY_TONE } from "../evidence";
 
@@ -21,7 +22,7 @@ export function FindingsList({ findings, runPath, onDecide }: Props) {
             <strong className="finding-title">{f.title}</strong>
             {f.runs != null && f.of_runs ? (
               <span className="faint">
-                {f.runs} of {f.of_runs} runs
+                {f.runs} of {countOf(f.of_runs, "run")}
               </span>
             ) : null}
           </div>

@@ -9,7 +9,7 @@ import { SkeletonRows } from "@/components/Skeleton";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeAgo } from "@/components/TimeAgo";
 import { agentCommands } from "@/lib/agent-commands";
-import { formatInt, isNum } from "@/lib/format";
+import { countOf, isNum } from "@/lib/format";
 import { useTitle } from "@/lib/use-title";
 import { type Host, hostsQueryOptions } from "../api";
 import { capabilities, keyFacts } from "../host-facts";
@@ -84,7 +84,7 @@ function HostRow({ host }: { host: Host }) {
         </div>
         {dropped > 0 ? (
           <div className="delta-worse" style={{ fontSize: 12 }}>
-            {formatInt(dropped)} lines dropped
+            {countOf(dropped, "line")} dropped
           </div>
         ) : null}
       </td>

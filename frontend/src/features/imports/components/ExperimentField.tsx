@@ -2,7 +2,7 @@
 // the hint says which of the two will happen on save.
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useId } from "react";
-import { formatInt } from "@/lib/format";
+import { countOf, formatInt } from "@/lib/format";
 import { useDebouncedValue } from "@/lib/use-debounced-value";
 import { experimentSearchQueryOptions } from "../api";
 
@@ -28,7 +28,7 @@ export function ExperimentField({ slug, value, onChange, onNewChange }: Props) {
 
   let hint: string;
   if (!value.trim())
-    hint = search.data?.total ? `${formatInt(search.data.total)} experiments in this project.` : "";
+    hint = search.data?.total ? `${countOf(search.data.total, "experiment")} in this project.` : "";
   else if (exact)
     hint = `Adds a run to the existing experiment (${formatInt(exact.run_count)} run${exact.run_count === 1 ? "" : "s"} so far).`;
   else if (isNew) hint = "A new experiment with this name will be created.";
@@ -52,7 +52,7 @@ export function ExperimentField({ slug, value, onChange, onNewChange }: Props) {
       <datalist id={listId}>
         {items.map((e) => (
           <option key={e.id} value={e.name}>
-            {`${e.run_count} runs`}
+            {countOf(e.run_count, "run")}
           </option>
         ))}
       </datalist>

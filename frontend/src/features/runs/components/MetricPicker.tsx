@@ -1,7 +1,7 @@
 // The searchable list of every metric of the run (there may be hundreds): tick one to chart it, untick
 // to remove it. Searching matches metric names, titles, units and process names or pids.
 import { useEffect, useId, useMemo, useRef, useState } from "react";
-import { formatInt } from "@/lib/format";
+import { countOf, formatInt } from "@/lib/format";
 import {
   filterMetrics,
   groupByRole,
@@ -54,7 +54,7 @@ export function MetricPicker({ available, selected, onToggle, onReset, onClose }
           onChange={(e) => setQuery(e.target.value)}
         />
         <span className="muted nowrap" role="status">
-          {formatInt(matches.length)} of {formatInt(available.length)} metrics
+          {formatInt(matches.length)} of {countOf(available.length, "metric")}
         </span>
         <span className="grow" />
         <button type="button" className="btn btn-sm" onClick={onReset}>

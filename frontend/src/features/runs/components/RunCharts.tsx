@@ -10,7 +10,7 @@ import { ChartCursorProvider, type TimeAnnotation } from "@/components/charts";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { Skeleton } from "@/components/Skeleton";
-import { formatInt } from "@/lib/format";
+import { countOf, formatInt } from "@/lib/format";
 import { formatClock } from "@/lib/time-axis";
 import { useUrlTimeRange } from "@/lib/time-range";
 import { readableSearch } from "@/lib/url-state";
@@ -176,7 +176,7 @@ export function RunCharts({ run, poll, annotations }: Props) {
           </>
         }
       >
-        <p>This run has {formatInt(available.length)} metrics; pick the ones to chart.</p>
+        <p>This run has {countOf(available.length, "metric")}; pick the ones to chart.</p>
       </EmptyState>
     );
   } else {
@@ -230,7 +230,7 @@ export function RunCharts({ run, poll, annotations }: Props) {
           Charts{" "}
           {available.length ? (
             <span className="faint" style={{ fontWeight: 400 }}>
-              · {formatInt(charts.length)} shown of {formatInt(available.length)} metrics
+              · {formatInt(charts.length)} shown of {countOf(available.length, "metric")}
             </span>
           ) : null}
         </h2>

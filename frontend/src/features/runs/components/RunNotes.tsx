@@ -7,6 +7,7 @@ import { ErrorBox } from "@/components/ErrorBox";
 import { NotesAndDecisions } from "@/components/NotesAndDecisions";
 import { SkeletonBlock } from "@/components/Skeleton";
 import { useProjectRole } from "@/lib/project-role";
+import { markdownFirstLine } from "@/lib/markdown-plain";
 import { formatClock } from "@/lib/time-axis";
 import type { TimeRange } from "@/lib/time-range";
 
@@ -16,8 +17,8 @@ export function noteAnnotations(notes: readonly NoteRead[]): TimeAnnotation[] {
     if (n.t_start_s === null || n.t_start_s === undefined) return [];
     const end =
       n.t_end_s !== null && n.t_end_s !== undefined && n.t_end_s > n.t_start_s ? n.t_end_s : n.t_start_s + 1;
-    const label = n.body_md.split("\n")[0]?.trim() ?? "";
-    return [{ start: n.t_start_s, end, label: label.length > 40 ? `${label.slice(0, 39)}…` : label }];
+    // A band has room for a short plain line: the note's Markdown marks are dropped, not shown raw.
+    return [{ start: n.t_start_s, end, label: markdownFirstLine(n.body_md, 40) }];
   });
 }
 

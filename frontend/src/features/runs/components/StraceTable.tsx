@@ -2,7 +2,7 @@
 // for the share of time so "writev dominates" reads at a glance.
 import { useMemo, useState } from "react";
 import { SortHeader } from "@/components/SortHeader";
-import { formatFixed, formatInt, isNum } from "@/lib/format";
+import { countOf, formatFixed, formatInt, isNum } from "@/lib/format";
 import type { SummaryRead } from "../api";
 import { type SyscallSortKey, sortSyscalls, straceView } from "../summaries";
 
@@ -30,8 +30,8 @@ export function StraceTable({ summary }: { summary: SummaryRead }) {
           strace -c{summary.role ? <span className="muted"> · {summary.role}</span> : null}
         </h3>
         <span className="muted">
-          {formatInt(rows.length)} syscalls
-          {total && isNum(total.calls) ? ` · ${formatInt(total.calls)} calls` : ""}
+          {countOf(rows.length, "syscall")}
+          {total && isNum(total.calls) ? ` · ${countOf(total.calls, "call")}` : ""}
           {total && isNum(total.seconds) ? ` · ${formatFixed(total.seconds, 3)} s` : ""}
         </span>
       </div>

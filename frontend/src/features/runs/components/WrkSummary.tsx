@@ -1,6 +1,7 @@
 // wrk's result the way engineers paste it into a write-up: throughput, the latency distribution, and
 // the errors that make a run suspect (non-2xx responses, socket errors) flagged rather than hidden.
 import {
+  countOf,
   formatBytes,
   formatDuration,
   formatFixed,
@@ -33,8 +34,8 @@ export function WrkSummary({ summary }: { summary: SummaryRead }) {
         </h3>
         <span className="muted nowrap">
           {[
-            isNum(w.threads) ? `${w.threads} threads` : null,
-            isNum(w.connections) ? `${formatInt(w.connections)} connections` : null,
+            isNum(w.threads) ? countOf(w.threads, "thread") : null,
+            isNum(w.connections) ? countOf(w.connections, "connection") : null,
             isNum(w.durationS) ? formatDuration(w.durationS) : null,
           ]
             .filter(Boolean)

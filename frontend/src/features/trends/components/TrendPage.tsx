@@ -8,7 +8,7 @@ import { TrendChart } from "@/components/charts";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { Skeleton } from "@/components/Skeleton";
-import { formatCompact, formatDeltaPct } from "@/lib/format";
+import { countOf, formatCompact, formatDeltaPct } from "@/lib/format";
 import { useTitle } from "@/lib/use-title";
 import { type Trend, trendMetricsQueryOptions, trendQueryOptions } from "../api";
 import {
@@ -59,7 +59,7 @@ export function TrendPage() {
                 <optgroup key={g.label} label={g.label}>
                   {g.metrics.map((m) => (
                     <option key={m.key} value={m.key}>
-                      {m.label} · {m.runs} runs
+                      {m.label} · {countOf(m.runs, "run")}
                     </option>
                   ))}
                 </optgroup>
