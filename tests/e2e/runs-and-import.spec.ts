@@ -73,6 +73,11 @@ test("import the proxy_buffers capture through the UI and read it on the run pag
   await expect(page).toHaveURL(new RegExp(`/p/${slug}/runs/[0-9a-f-]{36}$`));
   const runUrl = page.url();
   await expect(page.getByTestId("wrk-rps")).toHaveText(rps);
+  // Dated by its data (vmstat -t stamps of 2026-11-22 02:03 UTC), not by the import, which is named as such.
+  await expect(
+    page.locator("dt", { hasText: /^Started$/ }).locator("xpath=following-sibling::dd[1]"),
+  ).toContainText(/2026-11-2[12] /);
+  await expect(page.getByText(/^Imported /)).toBeVisible();
   const latency = page.getByRole("table", { name: "Latency distribution" });
   await expect(latency.getByRole("row", { name: /p99/ })).toContainText("179 ms");
   const cpu = page.locator('[data-testid="chart-target:vmstat:cpu"]');
@@ -122,6 +127,15 @@ test("import the proxy_buffers capture through the UI and read it on the run pag
     "href",
     new URL(runUrl).pathname,
   );
+
+  // The history's "Last run" is when the run ran (days before the import), not "just now".
+  await page.goto(`/p/${slug}`);
+  const lastRun = page
+    .getByRole("row", { name: /default/ })
+    .locator("time")
+    .first();
+  await expect(lastRun).toHaveAttribute("datetime", /^2026-11-22T02:03:5\d/);
+  await expect(lastRun).not.toHaveText("just now");
 
   expect(errors).toEqual([]);
 });

@@ -404,7 +404,7 @@ function RunBody({ run, transport }: { run: RunDetail; transport: LiveTransport 
       />
 
       <p className="faint" style={{ margin: 0 }}>
-        Created <TimeAgo iso={run.created_at} />
+        {run.source === "import" ? "Imported" : "Created"} <TimeAgo iso={run.created_at} />
       </p>
     </>
   );
