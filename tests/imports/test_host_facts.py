@@ -5,7 +5,6 @@ documented format. A saved file's name says what its one number is."""
 from __future__ import annotations
 
 import pytest
-
 from perflab.parsers import ParseError, host_facts
 
 from tests.conftest import FIXTURES

@@ -7,6 +7,7 @@ import { ErrorBox } from "@/components/ErrorBox";
 import { SkeletonBlock } from "@/components/Skeleton";
 import { TimeAgo } from "@/components/TimeAgo";
 import { countOf } from "@/lib/format";
+import { useProjectRole } from "@/lib/project-role";
 import { useTitle } from "@/lib/use-title";
 import { type CompareSource, savedComparisonQueryOptions } from "../api";
 import { type CompareViewState, fromViewState, updateCompareParams } from "../view-state";

@@ -6,8 +6,8 @@ import type { TimeAnnotation } from "@/components/charts";
 import { ErrorBox } from "@/components/ErrorBox";
 import { NotesAndDecisions } from "@/components/NotesAndDecisions";
 import { SkeletonBlock } from "@/components/Skeleton";
-import { useProjectRole } from "@/lib/project-role";
 import { markdownFirstLine } from "@/lib/markdown-plain";
+import { useProjectRole } from "@/lib/project-role";
 import { formatClock } from "@/lib/time-axis";
 import type { TimeRange } from "@/lib/time-range";
 
