@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from perflab.findings.schemas import ExperimentFindings
+from perflab.schemas_base import RequestModel
 
 Direction = Literal["higher_is_better", "lower_is_better", "neutral"]
 # better/worse (or increased/decreased for neutral metrics) only when decided at the stated level;
@@ -27,7 +28,7 @@ class VerdictSettingsRead(BaseModel):
     defaults_pct: dict[Family, float]
 
 
-class VerdictSettingsUpdate(BaseModel):
+class VerdictSettingsUpdate(RequestModel):
     """Families to change (percent, above 0 and at most 50), or null to go back to the default."""
 
     margins_pct: dict[Family, Annotated[float, Field(gt=0, le=50)] | None]
