@@ -318,6 +318,10 @@ def analyse(file: ImportFile, nginx: NginxFormats | None = None) -> tuple[str | 
         problem = "binary data, not the text output of a tool"
         return raw, [("", None, kept(file, f"{problem}: kept as an attachment of the run", error=problem), None)]
     text = raw.decode("utf-8", "replace")
+    if kind == "auto" and _BLOCK.search(text[:1 << 20]):
+        # A config's nesting is checked before the split, which holds a string per line: a 64 MB paste of
+        # deeply nested blocks is refused at its 33rd level, not after 600 MB of lines (issue 21).
+        _check_nesting(file, text)
     parts = split(text) if kind == "auto" else []
     if kind == CONFIG_KIND or (kind == "auto" and _is_config(text, parts)):
         return text, [_config(file, text)]
@@ -368,6 +372,15 @@ def _unknown_part(file: ImportFile, part: dict[str, Any], nginx: NginxFormats) -
     else:
         info["warnings"] = list(part["warnings"]) + info["warnings"]
     return out
+
+
+def _check_nesting(file: ImportFile, text: str) -> None:
+    from perflab.compare import configs
+
+    try:
+        configs.nginx_directives(text)
+    except configs.ConfigError as exc:
+        raise Unprocessable(f"{file.name}: {exc}") from None
 
 
 def _looks_like_nginx(text: str) -> bool:
