@@ -23,12 +23,15 @@ export function DeleteButton({ kind, id, name, onDeleted, className = "btn btn-s
   const del = useMutation({
     mutationFn: () => deleteToTrash(kind, id),
     onSuccess: async () => {
+      const leaving = after.current !== undefined;
       after.current?.();
       showUndo(`Deleted ${name}. It stays in the project's Trash for 30 days.`, async () => {
         await restore(kind, id);
         await qc.invalidateQueries();
       });
-      await qc.invalidateQueries();
+      // Leaving the deleted thing's page: mark everything stale and let the next page fetch what it shows;
+      // refetching now would ask the page being left for what is gone (404s in the console).
+      await qc.invalidateQueries(leaving ? { refetchType: "none" } : undefined);
     },
   });
   return (
