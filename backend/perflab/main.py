@@ -37,7 +37,6 @@ from perflab.middleware import (
     SecurityHeadersMiddleware,
 )
 from perflab.schemas_base import check_params
-from perflab.trash import service as trash_service
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +95,6 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     task = asyncio.create_task(sweep.sweep_forever(get_settings().run_silence_s))
     # Webhook deliveries queued by requests go out from here, never from the request (alerts/delivery.py).
     deliveries = asyncio.create_task(alerts_delivery.deliver_forever())
-    # What has been in a project's trash for 30 days is purged (trash/service.py).
-    purge = asyncio.create_task(trash_service.purge_forever())
     # Parsing off the request path, when configured: this process's parse worker (ingest/workers.py).
     parse_stop = threading.Event()
     parser_thread = parse_workers.start_thread(parse_stop) if get_settings().parse_workers else None
@@ -110,7 +107,6 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             await asyncio.to_thread(parser_thread.join, 10)
         task.cancel()
         deliveries.cancel()
-        purge.cancel()
         # Wait for it: its `finally` hands the sweep lock over and closes that connection now.
         with contextlib.suppress(asyncio.CancelledError):
             await task

@@ -14,7 +14,6 @@ applied by uvicorn), so a rotating X-Forwarded-For header does not make a new cl
 from __future__ import annotations
 
 import hashlib
-import hmac
 from datetime import timedelta
 
 from sqlalchemy import text
@@ -108,13 +107,3 @@ account_limiter = MissLimiter(max_misses=20, window_s=15 * 60, what="logins for 
 share_limiter = MissLimiter(max_misses=20, window_s=60, what="share-link attempts")
 
 KNOWN_DEVICE_COOKIE = "perflab_device"
-
-
-def known_device_value(secret_key: str, email: str) -> str:
-    """The known-device cookie for an account: proves a past successful login from this browser."""
-    message = ("known-device:" + email.strip().lower()).encode()
-    return hmac.new(secret_key.encode(), message, hashlib.sha256).hexdigest()
-
-
-def is_known_device(secret_key: str, email: str, cookie: str | None) -> bool:
-    return cookie is not None and hmac.compare_digest(cookie, known_device_value(secret_key, email))

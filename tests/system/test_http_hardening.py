@@ -80,10 +80,12 @@ def server(db_engine: Any, database_url: str, tmp_path: Path) -> Iterator[Serve]
 
 
 class HealthWatch:
-    """Polls /api/health in a thread and records the slowest answer."""
+    """Polls /api/health in a thread and records the slowest answer (``worst``)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, timeout_s: float = 10, interval_s: float = 0.05) -> None:
         self.url = url
+        self.timeout_s = timeout_s
+        self.interval_s = interval_s
         self.worst = 0.0
         self.count = 0
         self._stop = threading.Event()
@@ -92,11 +94,11 @@ class HealthWatch:
     def _run(self) -> None:
         while not self._stop.is_set():
             started = time.monotonic()
-            with urllib.request.urlopen(f"{self.url}/api/health", timeout=10) as r:
+            with urllib.request.urlopen(f"{self.url}/api/health", timeout=self.timeout_s) as r:
                 assert r.status == 200
             self.worst = max(self.worst, time.monotonic() - started)
             self.count += 1
-            time.sleep(0.05)
+            time.sleep(self.interval_s)
 
     def __enter__(self) -> Self:
         self._thread.start()

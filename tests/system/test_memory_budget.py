@@ -22,7 +22,6 @@ from __future__ import annotations
 import gzip
 import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Self
@@ -32,7 +31,7 @@ import psutil
 import pytest
 
 from tests.conftest import ADMIN_EMAIL, ADMIN_PASSWORD, make_user
-from tests.system.test_http_hardening import Serve
+from tests.system.test_http_hardening import HealthWatch, Serve
 
 MB = 1 << 20
 SIZES = (1 * MB, 8 * MB, 64 * MB)
@@ -69,34 +68,6 @@ class Peak:
         self._stop.set()
         self._thread.join()
         self.peak = max(self.peak, self.proc.memory_info().rss)
-
-
-class Health:
-    """Polls /api/health in a thread; ``worst`` is the slowest answer."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.worst = 0.0
-        self.count = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            started = time.monotonic()
-            with urllib.request.urlopen(f"{self.url}/api/health", timeout=30) as r:
-                assert r.status == 200
-            self.worst = max(self.worst, time.monotonic() - started)
-            self.count += 1
-            time.sleep(0.02)
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 # -- shapes: text of about `size` bytes ----------------------------------------------------------
@@ -163,7 +134,7 @@ class Lab:
 
     def measure(self, what: str, inflated: int, send: Callable[[], httpx.Response]) -> httpx.Response:
         """Send one request; assert the memory budget and health; print the figures."""
-        with Health(self.server.url) as health, Peak(self.server.proc.pid) as peak:
+        with HealthWatch(self.server.url, timeout_s=30, interval_s=0.02) as health, Peak(self.server.proc.pid) as peak:
             started = time.monotonic()
             r = send()
             elapsed = time.monotonic() - started

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -78,12 +79,24 @@ def sweep_once(silence: timedelta) -> int:
     return ended
 
 
+# The trash purge (30-day-old deletions) needs no more than an hourly round.
+PURGE_EVERY_S = 3600.0
+_last_purge: float | None = None
+
+
 def cluster_sweep(silence: timedelta) -> int:
-    """Every periodic task of the cluster, in one round: silent runs, expired rate-limit counts."""
+    """Every periodic task of the cluster, in one round: silent runs, expired rate-limit counts, and
+    hourly the trash purge, so N servers do each once (the caller holds the sweep lock)."""
+    global _last_purge
     from perflab import ratelimit
+    from perflab.trash import service as trash_service
 
     ended = sweep_once(silence)
     ratelimit.prune_expired()
+    now = time.monotonic()
+    if _last_purge is None or now - _last_purge >= PURGE_EVERY_S:
+        trash_service.purge_once()
+        _last_purge = now
     return ended
 
 

@@ -68,8 +68,12 @@ _SYSSTAT_BANNER = re.compile(r"^Linux \S+ \([^)]*\)\s")
 _SS_TOTAL = re.compile(r"^Total: \d+")
 _NETSTAT_IP = re.compile(r"^Ip:\s*$")
 # One C-level test per line: only lines it matches can start an output (the checks below are exact).
-_CANDIDATE = re.compile(r"Running|syscall|^procs|^Linux |Performance counter stats for|^Total:|^Ip:|QueueID"
-                        r"|Grafana|TOTAL RESULTS|^Summary:|^This is ApacheBench|^Requests ")
+# The words that can start a tool's output, and those that do so only at a line's start. _MARKERS finds the
+# lines holding one by substring search (_candidate_lines); _CANDIDATE checks such a line exactly.
+_MARKERS = ("Running", "syscall", "procs", "Linux ", "Performance counter stats for", "Total:", "Ip:", "QueueID",
+            "Grafana", "TOTAL RESULTS", "Summary:", "This is ApacheBench", "Requests ")
+_AT_LINE_START = frozenset({"procs", "Linux ", "Total:", "Ip:", "Summary:", "This is ApacheBench", "Requests "})
+_CANDIDATE = re.compile("|".join(("^" if m in _AT_LINE_START else "") + re.escape(m) for m in _MARKERS))
 # Terminal color and cursor sequences (CSI): a parameter class then one final letter, no backtracking
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # First characters of a line that can be a prompt (cheap test before the real one)
@@ -219,10 +223,6 @@ def _mergeable(prev: tuple[str | None, int, int], cur: tuple[str | None, int, in
         return not has_table
     return True
 
-
-# The words _CANDIDATE looks for: a line holding none of them cannot start an output.
-_MARKERS = ("Running", "syscall", "procs", "Linux ", "Performance counter stats for", "Total:", "Ip:", "QueueID",
-            "Grafana", "TOTAL RESULTS", "Summary:", "This is ApacheBench", "Requests ")
 
 
 def _candidate_lines(lines: list[str], lo: int, hi: int) -> list[int]:

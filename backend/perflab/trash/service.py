@@ -9,7 +9,6 @@ run deleted on its own before its experiment stays in the trash. Everything that
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import uuid
 from datetime import datetime, timedelta
@@ -17,7 +16,6 @@ from typing import Any
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
 from perflab.db import unit_of_work
 from perflab.errors import Conflict, NotFound
@@ -164,13 +162,3 @@ def purge_once() -> int:
     if n:
         log.info("purged %d object(s) deleted more than %d days ago", n, RETENTION.days)
     return n
-
-
-async def purge_forever(every_s: float = 3600.0) -> None:
-    """The server's hourly trash purge (started by main.py's lifespan)."""
-    while True:
-        try:
-            await run_in_threadpool(purge_once)
-        except Exception:
-            log.warning("trash purge failed; trying again in %.0f s", every_s, exc_info=True)
-        await asyncio.sleep(every_s)
