@@ -74,3 +74,40 @@ def test_a_look_of_repeat_until_decided_judges_at_its_share_of_alpha(
     for bad in ({"look": 2}, {"look": 5, "looks": 3}, {"look": 0, "looks": 3}, {"look": 1, "looks": 101}):
         r = client.get(url, params={**params, **bad})
         assert r.status_code == 422 and "look" in r.text, (bad, r.text)
+
+
+def test_a_share_link_keeps_the_margins_in_force_when_it_was_made(
+    app: Any, client: TestClient, investigation: Investigation
+) -> None:
+    slug = investigation.slug
+    saved = client.post(f"/api/projects/{slug}/comparisons", json={
+        "baseline": "direct", "experiments": ["buffers-4x128k"], "title": "buffers back at direct"})
+    assert saved.status_code == 201, saved.text
+    short_id = saved.json()["short_id"]
+
+    def link() -> str:
+        r = client.post(f"/api/comparisons/{short_id}/share-links", json={})
+        assert r.status_code == 201, r.text
+        return str(r.json()["token"])
+
+    def rps(doc: dict[str, Any]) -> tuple[str, float]:
+        verdict = next(m for m in doc["metrics"] if m["key"] == "wrk.requests_per_sec")["verdict"]["buffers-4x128k"]
+        return verdict, doc["method"]["margins_pct"]["throughput"]
+
+    before = link()  # at the default 3% margin: -2.6% on 3 vs 3 runs is not decided
+    assert client.put(f"/api/projects/{slug}/verdict-settings", json={"margins_pct": {"throughput": 25}}
+                      ).status_code == 200
+    after = link()
+
+    live = client.get(f"/api/projects/{slug}/compare", params={"baseline": "direct",
+                                                               "experiments": ["buffers-4x128k"]})
+    assert rps(live.json()) == ("equivalent", 25.0)
+    with TestClient(app, base_url="http://testserver") as anon:
+        # The link made before the edit shows what was shared; the one made after, the new margin.
+        assert rps(anon.get(f"/api/share/{before}").json()["compare"]) == ("not_decided", 3.0)
+        assert rps(anon.get(f"/api/share/{after}").json()["compare"]) == ("equivalent", 25.0)
+        # Later edits move neither link.
+        assert client.put(f"/api/projects/{slug}/verdict-settings", json={"margins_pct": {"throughput": None}}
+                          ).status_code == 200
+        assert rps(anon.get(f"/api/share/{before}").json()["compare"]) == ("not_decided", 3.0)
+        assert rps(anon.get(f"/api/share/{after}").json()["compare"]) == ("equivalent", 25.0)

@@ -8,6 +8,7 @@ fast however long the runs were. Overlays (overlay.py) read series chunks, downs
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -38,8 +39,10 @@ from perflab.findings.schemas import ExperimentFindings
 from perflab.profiles.models import Profile
 
 
-def compare(session: Session, *, sel: Selection, alpha: float = stats.ALPHA) -> CompareReply:
-    """The comparison; `alpha`, the level of the result table's verdicts, is lower at a sequential design's looks."""
+def compare(session: Session, *, sel: Selection, alpha: float = stats.ALPHA,
+            margins: Mapping[str, float] | None = None) -> CompareReply:
+    """The comparison; `alpha`, the level of the result table's verdicts, is lower at a sequential design's looks.
+    `margins` ({family: fraction}) are the ones a share link froze; by default the project's current ones."""
     loaded = load(session, sel)
     exps = sel.experiments
     base = sel.baseline
@@ -94,7 +97,7 @@ def compare(session: Session, *, sel: Selection, alpha: float = stats.ALPHA) -> 
     counted = sel.only(used)
 
     # The result table. Margins: the smallest meaningful change per metric family, as this project set it.
-    margins = verdict_settings.margins(session, sel.project)
+    margins = verdict_settings.margins(session, sel.project) if margins is None else {**stats.MARGINS, **margins}
     results: list[ResultRow] = []
     for key, label, unit, direction in result_metrics(loaded, counted.run_ids):
         per_exp = {e.id: [wrk_value(loaded.wrk.get(r.id), key) for r in counted.runs.get(e.id, [])] for e in exps}

@@ -47,3 +47,7 @@ class ShareLink(CreatedAt, Base):
     revoked_at: Mapped[datetime | None]
     last_used_at: Mapped[datetime | None]
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    # The project's verdict margins ({family: fraction}) when the link was made: an owner editing them
+    # later must not turn a shared "equivalent" into something else. NULL for links made before they were
+    # kept (those read the project's margins).
+    margins: Mapped[dict[str, float] | None] = mapped_column(JSONB)

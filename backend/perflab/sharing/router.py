@@ -236,7 +236,8 @@ def _client(request: Request) -> str:
 @public_router.get("/api/share/{token}", response_model=ShareView)
 def share_view(token: str, request: Request, db: SessionDep) -> ShareView:
     link, comparison = service.open_share_link(db, token=token, client=_client(request))
-    reply = compare_service.compare(db, sel=service.selection(db, comparison=comparison))
+    # The margins in force when the link was made: a shared "equivalent" stays what was shared.
+    reply = compare_service.compare(db, sel=service.selection(db, comparison=comparison), margins=link.margins)
     reply = reply.model_copy(update={"notes": service.frozen_notes(db, reply.notes, comparison=comparison)})
     names = reply.experiments
     return ShareView(

@@ -18,6 +18,7 @@ from perflab import security
 from perflab.auth.models import User
 from perflab.compare import overlay as compare_overlay
 from perflab.compare import selection as compare_selection
+from perflab.compare import settings as verdict_settings
 from perflab.compare.schemas import NoteRef
 from perflab.db import touch_row
 from perflab.errors import Forbidden, Gone, NotFound, TooManyRequests
@@ -141,9 +142,12 @@ def create_share_link(
 ) -> tuple[str, ShareLink]:
     token = security.new_token(security.SHARE_TOKEN_PREFIX)
     prefix = len(security.SHARE_TOKEN_PREFIX)
+    project = session.get(Project, comparison.project_id)
+    assert project is not None  # the comparison's foreign key
     row = ShareLink(
         comparison_id=comparison.id, token_hash=security.token_hash(token), hint=token[prefix:prefix + 6],
         note=note.strip(), expires_at=now() + timedelta(days=expires_in_days), created_by_id=user.id,
+        margins=verdict_settings.margins(session, project),
     )
     session.add(row)
     session.flush()
