@@ -123,6 +123,8 @@ def test_a_single_run_is_not_decided_and_says_why(app: Any, client: TestClient, 
     assert cell["noise_floor_pct"] is None
     md = _compare(client, inv.slug, experiments=["default"], path="/markdown").text
     assert "not decided: one run on a side gives no noise estimate" in md
+    # One run a side has no noise to tell: the export says nothing rather than a made-up figure.
+    assert "Noise of this setup" not in md
 
 
 def test_invalid_runs_are_flagged_on_the_cell_and_in_the_summary(

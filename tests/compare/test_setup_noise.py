@@ -34,6 +34,28 @@ def test_an_experiments_runs_say_what_changes_this_setup_detects(client: TestCli
     assert missing.status_code == 404 and "nope" in missing.text
 
 
+def test_the_markdown_export_says_what_the_noise_panel_says(client: TestClient, investigation: Investigation
+                                                            ) -> None:
+    """A pull-request comment carries the baseline's noise: what 3, 5 and 10 runs a side detect, the figures
+    the compare page's noise panel shows."""
+    params = {"baseline": "direct", "experiments": ["default"]}
+    url = f"/api/projects/{investigation.slug}/compare"
+    noise = client.get(url, params=params).json()["noise"]
+    md = client.get(f"{url}/markdown", params=params).text
+    assert "Noise of this setup (direct, 3 runs): the smallest change each run count a side detects" in md
+    rps = next(row for row in noise["rows"] if row["key"] == "wrk.requests_per_sec")
+    by = rps["detectable_by_runs"]
+    line = next(line for line in md.splitlines() if line.startswith("- Requests/sec: "))
+    assert line == (f"- Requests/sec: ±{rps['spread_pct']:.1f}% run to run; 3 runs: {by['3']:.1f}%, "
+                    f"5 runs: {by['5']:.1f}%, 10 runs: {by['10']:.1f}%")
+    # One line per result metric (latency too); host telemetry stays on the page (it is per role and long).
+    block = md.split("Noise of this setup")[1].split("\n\n")[0].splitlines()[1:]
+    results = [row for row in noise["rows"] if row["section"] == "results" and row["detectable_pct"] is not None]
+    assert [line.split(":")[0] for line in block] == [f"- {row['label']}" for row in results]
+    assert "- p99 latency" in [line.split(":")[0] for line in block]
+    assert len(results) < len(noise["rows"])  # the telemetry rows the export leaves out exist
+
+
 def test_the_agent_prints_what_this_setup_detects(client: TestClient, investigation: Investigation) -> None:
     import sys
 

@@ -6,7 +6,8 @@ import csv
 import io
 from typing import Any
 
-from perflab.compare.schemas import Cell, CompareReply
+from perflab import stats
+from perflab.compare.schemas import Cell, CompareReply, SetupNoise
 from perflab.findings.markdown import comparison_findings
 
 # A spreadsheet runs a text cell starting with one of these as a formula (RELIABILITY.md item 8).
@@ -139,6 +140,21 @@ def column_header(name: str, *, baseline: bool, runs: int, invalid: int) -> str:
     return f"{name} ({', '.join(parts)})"
 
 
+def noise_markdown(noise: SetupNoise | None) -> str:
+    """What the compare page's noise panel says, for the result metrics: the baseline's run-to-run spread and
+    the smallest change 3, 5 and 10 runs a side detect, so a reviewer knows how many runs a retry needs."""
+    rows = [r for r in noise.rows if r.section == "results" and r.detectable_pct is not None] if noise else []
+    if noise is None or not rows:
+        return ""
+    out = (f"\nNoise of this setup ({md_escape(noise.experiment)}, {noise.runs} runs): the smallest change each run "
+           f"count a side detects with 80% power at a {stats.ALPHA:.0%} false-positive rate.\n")
+    for r in rows:
+        spread = f"±{r.spread_pct:.1f}% run to run; " if r.spread_pct is not None else ""
+        counts = ", ".join(f"{n} runs: {d:.1f}%" for n, d in sorted(r.detectable_by_runs.items()) if d is not None)
+        out += f"- {md_escape(r.label)}: {spread}{counts}\n"
+    return out
+
+
 def to_markdown(reply: CompareReply, *, link: str | None = None) -> str:
     counted = {c.name: sum(1 for r in c.runs if r.included) for c in reply.columns}
     left_out = {c.name: sum(1 for r in c.runs if not r.included) for c in reply.columns}
@@ -164,6 +180,7 @@ def to_markdown(reply: CompareReply, *, link: str | None = None) -> str:
     out += (f"Medians over the runs of each experiment, change against **{md_escape(reply.baseline)}**; verdicts from "
             f"{reply.method.name} at a {1 - reply.method.confidence:.0%} false-positive rate (not decided: these runs "
             f"cannot tell the change from noise; equivalent: provably inside the smallest meaningful change).\n")
+    out += noise_markdown(reply.noise)
     if reply.validity.summary:
         out += "\n⚠ Flagged runs:\n" + "".join(f"- {md_escape(s)}\n" for s in reply.validity.summary[:10])
         if len(reply.validity.summary) > 10:
