@@ -19,7 +19,7 @@ SENDFILE = SCENARIOS / "sendfile-nopush"
 AFFINITY = SCENARIOS / "worker-affinity"
 BELOW = SCENARIOS / "workers-below-cpus"
 LOCK = SCENARIOS / "access-log-lock"
-HOST = FIXTURES / "hostfacts"
+HOST = FIXTURES / "host-facts" / "files"
 
 
 def fired(data: object, rule: str) -> list[dict]:

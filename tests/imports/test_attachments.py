@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from tests.conftest import FIXTURES
 
 RUN1 = FIXTURES / "captures" / "nginx-proxy-buffers" / "default" / "run1"
-HOST = FIXTURES / "hostfacts"
+HOST = FIXTURES / "host-facts" / "files"
 REUSE = FIXTURES / "findings" / "reuseport"
 AFFINITY = FIXTURES / "findings" / "worker-affinity"
 CLIENT_LOG = ("2026-11-25T10:01:02.114Z INFO client: fetched /server.pcap in 1.02s (3602590 bytes)\n"

@@ -9,7 +9,7 @@ from perflab.parsers import ParseError, host_facts
 
 from tests.conftest import FIXTURES
 
-HOST = FIXTURES / "hostfacts"
+HOST = FIXTURES / "host-facts" / "files"
 
 
 def read(path: str) -> dict:

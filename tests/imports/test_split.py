@@ -50,7 +50,8 @@ def test_every_line_lands_in_a_part_and_unknown_lines_are_reported() -> None:
 
 
 def test_a_single_tools_output_is_one_part_spanning_the_whole_text() -> None:
-    for path in sorted(FIXTURES.glob("*/*.txt")):
+    # host-facts/files/ holds single command outputs too (nproc, lscpu, ip route), one folder deeper.
+    for path in sorted([*FIXTURES.glob("*/*.txt"), *FIXTURES.glob("host-facts/files/*.txt")]):
         if path.parent.name == "transcripts":
             continue  # terminal sessions: one part per command, by design (tests/parsers/test_transcripts.py)
         text = path.read_text(errors="replace")
