@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 NPM ?= npm
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: install serve-deps run test test-py test-frontend test-e2e lint bench demo openapi lock clean system-deps
+.PHONY: install serve-deps run test test-py test-frontend test-e2e lint bench demo openapi lock clean system-deps simulations
 
 # `make install` (and test, lint): everything. `make run` and `make demo` install only what serving
 # needs ($(VENV)/.installed-run); the test and lint tools come with the first `make test` or `make lint`.
@@ -51,6 +51,11 @@ lint: install
 	$(BIN)/mypy --strict backend/perflab
 	$(BIN)/vermin --target=3.6- --no-tips --violations agents/perflab_agent
 	cd frontend && $(NPM) run -s lint && $(NPM) run -s typecheck && $(NPM) run -s check:api-drift
+
+# Rewrites docs/simulations/changepoints.md (the README quotes it) from fresh draws; `make test` only prints
+# the figures and writes bench/results/changepoints.md, leaving the checkout clean.
+simulations: $(VENV)/.installed
+	PERFLAB_WRITE_SIMULATIONS=1 $(BIN)/pytest -q tests/trends/test_changepoint_simulation.py
 
 openapi: $(VENV)/.installed
 	$(BIN)/perflab openapi > frontend/openapi.json

@@ -3,7 +3,9 @@ history on flat histories of 6 to 300 experiments (normal, log-normal, heavy-tai
 with and without an experiment effect, 2, 3 and 5 runs an experiment) against the stated rate with a
 binomial bound, and the detection rate by step size, history length and position.
 
-The tables land in docs/simulations/changepoints.md, which the README's "How perflab decides" quotes.
+Every run prints the tables and writes them to bench/results/changepoints.md (ignored by git), so `make test`
+leaves the checkout clean. `make simulations` (PERFLAB_WRITE_SIMULATIONS=1) also rewrites
+docs/simulations/changepoints.md, which the README's "How perflab decides" quotes.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import os
+
 import pytest
 from perflab.trends.changepoints import MIN_SIZE, detect
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLES = ROOT / "docs" / "simulations" / "changepoints.md"
+DOC = ROOT / "docs" / "simulations" / "changepoints.md"
+RESULTS = ROOT / "bench" / "results" / "changepoints.md"
+WRITE_DOC = os.environ.get("PERFLAB_WRITE_SIMULATIONS") == "1"
 SECTIONS: dict[str, str] = {}
 SEED = random.SystemRandom().randrange(2**32)  # fresh draws each run; printed on failure to replay
 
@@ -71,14 +77,28 @@ def binom_lower(trials: int, p: float, tail: float = 0.001) -> int:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def write_tables() -> Iterator[None]:
+def write_tables(pytestconfig: pytest.Config) -> Iterator[None]:
     yield
-    if len(SECTIONS) < 3:  # a test failed or ran alone: keep the committed tables
+    if not SECTIONS:
         return
-    TABLES.parent.mkdir(parents=True, exist_ok=True)
-    TABLES.write_text("# Change points: measured by simulation\n\nWritten by `tests/trends/test_changepoint_simulation.py`"
-                      " on every `make test` (fresh random draws, so the figures move a little between runs).\n\n"
-                      + "\n".join(SECTIONS[k] for k in sorted(SECTIONS)))
+    tables = ("# Change points: measured by simulation\n\nWritten by `make simulations` "
+              "(`tests/trends/test_changepoint_simulation.py` with `PERFLAB_WRITE_SIMULATIONS=1`; fresh random draws, "
+              "so the figures move a little between runs).\n\n" + "\n".join(SECTIONS[k] for k in sorted(SECTIONS)))
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(tables)
+    # Shown on the terminal whatever the capture mode: the figures are what this test is for.
+    capman = pytestconfig.pluginmanager.get_plugin("capturemanager")
+    reporter = pytestconfig.pluginmanager.get_plugin("terminalreporter")
+    if capman is not None and reporter is not None:
+        with capman.global_and_fixture_disabled():
+            reporter.ensure_newline()
+            reporter.write_line(f"change-point simulation (seed {SEED}), also in {RESULTS.relative_to(ROOT)}:")
+            for line in tables.splitlines()[4:]:
+                reporter.write_line(line)
+    # The committed doc only when asked, and only with every table (a failed or lone test keeps it whole).
+    if WRITE_DOC and len(SECTIONS) == 4:
+        DOC.parent.mkdir(parents=True, exist_ok=True)
+        DOC.write_text(tables)
 
 
 LENGTHS = (6, 8, 10, 15, 20, 30, 50, 100, 300)
