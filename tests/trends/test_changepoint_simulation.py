@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
-
-import os
 
 import pytest
 from perflab.trends.changepoints import MIN_SIZE, detect
