@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
-from tests.system.harness import free_port, wait_healthy
+from tests.system.harness import ServerProcess, free_port, wait_healthy
 
 LB_CONF = """worker_processes 1;
 pid {d}/lb.pid;
@@ -48,8 +47,10 @@ http {{
 """
 
 
-class ServeProcess:
+class ServeProcess(ServerProcess):
     """`perflab serve` with its own data directory; killable with SIGKILL like a crashed host."""
+
+    stop_grace_s = 15  # `serve --workers N` shuts down N worker processes, not one
 
     def __init__(self, name: str, home: Path, database_url: str, env: dict[str, str]) -> None:
         self.name = name
@@ -59,11 +60,7 @@ class ServeProcess:
                     "PERFLAB_DATABASE_URL": database_url, "PERFLAB_HOME": str(home), "PERFLAB_ENV": "test",
                     "PERFLAB_PORT": str(self.port), **env}
         self.log = home / "serve.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        self.proc = None
 
     def start(self, extra_args: tuple[str, ...] = ()) -> ServeProcess:
         self.home.mkdir(parents=True, exist_ok=True)
@@ -72,19 +69,6 @@ class ServeProcess:
                                      start_new_session=True)
         wait_healthy(self.url, self.proc, self.log, 60)
         return self
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.kill()
 
 
 class LoadBalancer:

@@ -37,19 +37,41 @@ def wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: fl
     raise RuntimeError(f"server did not become healthy in {timeout:.0f} s")
 
 
-class Server:
+class ServerProcess:
+    """A server on a loopback port in its own process group: `kill` is a crashed host (SIGKILL to the
+    group), `stop` a clean shutdown that falls back to it after `stop_grace_s`."""
+
+    port: int
+    proc: subprocess.Popen[bytes] | None = None
+    stop_grace_s: float = 10
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(self.stop_grace_s)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class Server(ServerProcess):
     """`perflab`'s app under uvicorn in its own process, so tests can SIGKILL and restart it."""
 
     def __init__(self, database_url: str, home: Path, port: int | None = None) -> None:
         self.database_url = database_url
         self.home = home
         self.port = port or free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc = None
         self.log = home / "server.log"
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     def start(self, wait: bool = True) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
@@ -65,19 +87,6 @@ class Server:
     def wait_healthy(self, timeout: float = 30) -> None:
         assert self.proc is not None
         wait_healthy(self.url, self.proc, self.log, timeout)
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill()
 
 
 def agent_cmd(*args: str) -> list[str]:
