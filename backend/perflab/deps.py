@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import Annotated, Any, ParamSpec, Protocol, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.routing import APIRoute
@@ -262,6 +262,37 @@ def owned_project(slug: str, principal: PrincipalDep, db: SessionDep) -> Project
 ReadableProject = Annotated[Project, Depends(readable_project)]
 WritableProject = Annotated[Project, Depends(writable_project)]
 OwnedProject = Annotated[Project, Depends(owned_project)]
+
+
+class _InProject(Protocol):
+    project_id: Any
+
+
+_Row = TypeVar("_Row", bound=_InProject)
+
+
+def owned_row(model: type[_Row], *, id_param: str, noun: str) -> Callable[..., _Row]:
+    """The dependency of `/api/<things>/{id_param}` routes that only a project's owners may use (tokens,
+    webhooks): the row, or a 404 "no <noun> N" alike for a missing row and one of a project the caller
+    does not own, so an id's existence does not leak."""
+
+    @releases_connection
+    def dependency(principal: Principal, db: Session, **path: int) -> _Row:
+        row_id = path[id_param]
+        row = db.get(model, row_id)
+        if row is None:
+            raise NotFound(f"no {noun} {row_id}")
+        check_project_access(principal, project_by_id(db, row.project_id), "owner", missing=f"no {noun} {row_id}")
+        return row
+
+    # FastAPI reads the parameters from the signature: the path parameter keeps the route's own name.
+    kw = inspect.Parameter.KEYWORD_ONLY
+    dependency.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
+        inspect.Parameter(id_param, kw, annotation=int),
+        inspect.Parameter("principal", kw, annotation=PrincipalDep),
+        inspect.Parameter("db", kw, annotation=SessionDep),
+    ], return_annotation=model)
+    return dependency
 
 
 def ingest_token(principal: PrincipalDep) -> AgentToken:

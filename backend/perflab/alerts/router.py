@@ -9,29 +9,11 @@ from fastapi import APIRouter, Depends
 from perflab.alerts import service
 from perflab.alerts.models import Webhook
 from perflab.alerts.schemas import DeliveryRead, GateAccepted, GateFailed, WebhookCreate, WebhookCreated, WebhookRead
-from perflab.deps import (
-    CurrentUser,
-    OneHopRoute,
-    OwnedProject,
-    PrincipalDep,
-    SessionDep,
-    WritableProject,
-    check_project_access,
-    project_by_id,
-    releases_connection,
-)
+from perflab.deps import CurrentUser, OneHopRoute, OwnedProject, SessionDep, WritableProject, owned_row
 
 router = APIRouter(tags=["alerts"], route_class=OneHopRoute)
 
-
-@releases_connection
-def owned_webhook(webhook_id: int, principal: PrincipalDep, db: SessionDep) -> Webhook:
-    hook = service.get_webhook(db, webhook_id=webhook_id)
-    check_project_access(principal, project_by_id(db, hook.project_id), "owner", missing=f"no webhook {webhook_id}")
-    return hook
-
-
-OwnedWebhook = Annotated[Webhook, Depends(owned_webhook)]
+OwnedWebhook = Annotated[Webhook, Depends(owned_row(Webhook, id_param="webhook_id", noun="webhook"))]
 
 
 @router.get("/api/projects/{slug}/webhooks", response_model=list[WebhookRead])

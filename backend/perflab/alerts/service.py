@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 
 from perflab.alerts import wake
 from perflab.alerts.models import Webhook, WebhookDelivery, WebhookSeen
-from perflab.errors import BadInput, NotFound
+from perflab.errors import BadInput
 from perflab.experiments.models import Experiment
 from perflab.projects.models import Project
 from perflab.runs.models import Run
@@ -75,13 +75,6 @@ def create_webhook(session: Session, *, project: Project, name: str, url: str, f
             for keys in _change_points(session, project, metric, alpha):
                 for key in keys[1]:
                     _first(session, hook, key)
-    return hook
-
-
-def get_webhook(session: Session, *, webhook_id: int) -> Webhook:
-    hook = session.get(Webhook, webhook_id)
-    if hook is None:
-        raise NotFound(f"no webhook {webhook_id}")
     return hook
 
 

@@ -4,31 +4,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends
 
-from perflab.deps import (
-    CurrentUser,
-    OneHopRoute,
-    OwnedProject,
-    PrincipalDep,
-    SessionDep,
-    check_project_access,
-    project_by_id,
-    releases_connection,
-)
+from perflab.deps import CurrentUser, OneHopRoute, OwnedProject, SessionDep, owned_row
 from perflab.tokens import service
 from perflab.tokens.models import AgentToken
 from perflab.tokens.schemas import TokenCreate, TokenCreated, TokenRead
 
 router = APIRouter(tags=["tokens"], route_class=OneHopRoute)
 
-
-@releases_connection
-def owned_token(token_id: int, principal: PrincipalDep, db: SessionDep) -> AgentToken:
-    token = service.get_token(db, token_id=token_id)
-    check_project_access(principal, project_by_id(db, token.project_id), "owner", missing=f"no token {token_id}")
-    return token
-
-
-OwnedToken = Annotated[AgentToken, Depends(owned_token)]
+OwnedToken = Annotated[AgentToken, Depends(owned_row(AgentToken, id_param="token_id", noun="token"))]
 
 
 @router.get("/api/projects/{slug}/tokens", response_model=list[TokenRead])
