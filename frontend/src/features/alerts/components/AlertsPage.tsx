@@ -3,12 +3,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useParams } from "react-router";
-import { CopyButton } from "@/components/CopyButton";
-import { Dialog } from "@/components/Dialog";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
 import { Field } from "@/components/Field";
-import { SkeletonRows } from "@/components/Skeleton";
+import { ManagedTable, OwnerManagedList } from "@/components/OwnerManagedList";
+import { SecretOnceDialog } from "@/components/SecretOnceDialog";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeAgo } from "@/components/TimeAgo";
 import { ApiError } from "@/lib/api-error";
@@ -33,48 +32,36 @@ export function AlertsPage() {
   const [created, setCreated] = useState<WebhookCreated | null>(null);
 
   return (
-    <main className="page">
-      <div className="page-header">
-        <div>
-          <h1>Regression alerts</h1>
-          <div className="subtitle">
-            Webhooks post to a URL when a change point appears, a CI gate fails a build, or a finding appears
-            in an experiment: a JSON body or a Slack-compatible one, signed with HMAC-SHA256 in{" "}
-            <code>X-Perflab-Signature</code>, retried with backoff.
-          </div>
-        </div>
-      </div>
-
-      {!canManage ? (
-        <section className="card">
+    <OwnerManagedList
+      title="Regression alerts"
+      subtitle={
+        <>
+          Webhooks post to a URL when a change point appears, a CI gate fails a build, or a finding appears in
+          an experiment: a JSON body or a Slack-compatible one, signed with HMAC-SHA256 in{" "}
+          <code>X-Perflab-Signature</code>, retried with backoff.
+        </>
+      }
+      locked={
+        canManage ? undefined : (
           <EmptyState title="Webhooks are managed by the project's owners">
             <p>{role ? `You are a ${role} of this project; ask an owner to add or change one.` : null}</p>
           </EmptyState>
-        </section>
-      ) : (
-        <>
-          <section className="card" aria-labelledby="new-webhook-title">
-            <div className="card-header">
-              <h2 id="new-webhook-title">New webhook</h2>
-            </div>
-            <div className="card-body">
-              <CreateWebhookForm slug={slug} onCreated={setCreated} />
-            </div>
-          </section>
-          {hooks.error ? <ErrorBox error={hooks.error} onRetry={() => hooks.refetch()} /> : null}
-          <section className="card" aria-label="Webhooks">
-            {hooks.data?.length === 0 ? (
-              <EmptyState title="No webhooks yet">
-                <p>Add one above to hear about regressions where your team already looks.</p>
-              </EmptyState>
-            ) : (
-              <WebhookTable slug={slug} hooks={hooks.data} pending={hooks.isPending} />
-            )}
-          </section>
-        </>
-      )}
+        )
+      }
+      newTitle="New webhook"
+      newTitleId="new-webhook-title"
+      form={<CreateWebhookForm slug={slug} onCreated={setCreated} />}
+      list={hooks}
+      listLabel="Webhooks"
+      empty={
+        <EmptyState title="No webhooks yet">
+          <p>Add one above to hear about regressions where your team already looks.</p>
+        </EmptyState>
+      }
+      table={<WebhookTable slug={slug} hooks={hooks.data} pending={hooks.isPending} />}
+    >
       <SecretDialog hook={created} onClose={() => setCreated(null)} />
-    </main>
+    </OwnerManagedList>
   );
 }
 
@@ -197,100 +184,76 @@ function CreateWebhookForm({ slug, onCreated }: { slug: string; onCreated: (h: W
 function WebhookTable({ slug, hooks, pending }: { slug: string; hooks?: Webhook[]; pending: boolean }) {
   const remove = useDeleteWebhook(slug);
   return (
-    <div className="table-wrap">
-      {remove.error ? <ErrorBox error={remove.error} title="Could not delete the webhook" /> : null}
-      <table className="table" aria-label="Webhooks">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">URL</th>
-            <th scope="col">Events</th>
-            <th scope="col">Last delivery</th>
-            <th scope="col">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        {pending ? (
-          <SkeletonRows rows={2} columns={5} />
-        ) : (
-          <tbody>
-            {hooks?.map((h) => (
-              <tr key={h.id}>
-                <td>
-                  {h.name} <span className="tag">{h.format}</span>
-                </td>
-                <td className="mono" style={{ wordBreak: "break-all" }}>
-                  {h.url}
-                </td>
-                <td>
-                  {h.events.map((e) => (
-                    <span key={e} className="tag">
-                      {e}
-                    </span>
-                  ))}
-                </td>
-                <td data-testid="last-delivery">
-                  {h.last_delivery ? (
-                    <span title={h.last_delivery.last_error ?? undefined}>
-                      <StatusBadge status={h.last_delivery.status} /> {h.last_delivery.event},{" "}
-                      {h.last_delivery.attempts} attempt{h.last_delivery.attempts === 1 ? "" : "s"},{" "}
-                      <TimeAgo iso={h.last_delivery.created_at} />
-                      {h.last_delivery.last_error ? (
-                        <span className="muted"> · {h.last_delivery.last_error}</span>
-                      ) : null}
-                    </span>
-                  ) : (
-                    <span className="faint">none yet</span>
-                  )}
-                </td>
-                <td style={{ textAlign: "right" }}>
-                  <button
-                    type="button"
-                    className="btn btn-sm btn-danger"
-                    aria-label={`Delete webhook ${h.name}`}
-                    disabled={remove.isPending}
-                    onClick={() => remove.mutate(h.id)}
-                  >
-                    Delete
-                  </button>
-                </td>
-              </tr>
+    <ManagedTable
+      label="Webhooks"
+      columns={["Name", "URL", "Events", "Last delivery"]}
+      pending={pending}
+      skeletonRows={2}
+      before={remove.error ? <ErrorBox error={remove.error} title="Could not delete the webhook" /> : null}
+    >
+      {hooks?.map((h) => (
+        <tr key={h.id}>
+          <td>
+            {h.name} <span className="tag">{h.format}</span>
+          </td>
+          <td className="mono" style={{ wordBreak: "break-all" }}>
+            {h.url}
+          </td>
+          <td>
+            {h.events.map((e) => (
+              <span key={e} className="tag">
+                {e}
+              </span>
             ))}
-          </tbody>
-        )}
-      </table>
-    </div>
+          </td>
+          <td data-testid="last-delivery">
+            {h.last_delivery ? (
+              <span title={h.last_delivery.last_error ?? undefined}>
+                <StatusBadge status={h.last_delivery.status} /> {h.last_delivery.event},{" "}
+                {h.last_delivery.attempts} attempt{h.last_delivery.attempts === 1 ? "" : "s"},{" "}
+                <TimeAgo iso={h.last_delivery.created_at} />
+                {h.last_delivery.last_error ? (
+                  <span className="muted"> · {h.last_delivery.last_error}</span>
+                ) : null}
+              </span>
+            ) : (
+              <span className="faint">none yet</span>
+            )}
+          </td>
+          <td style={{ textAlign: "right" }}>
+            <button
+              type="button"
+              className="btn btn-sm btn-danger"
+              aria-label={`Delete webhook ${h.name}`}
+              disabled={remove.isPending}
+              onClick={() => remove.mutate(h.id)}
+            >
+              Delete
+            </button>
+          </td>
+        </tr>
+      ))}
+    </ManagedTable>
   );
 }
 
 function SecretDialog({ hook, onClose }: { hook: WebhookCreated | null; onClose: () => void }) {
   return (
-    <Dialog
-      open={hook !== null}
+    <SecretOnceDialog
+      secret={hook?.secret ?? null}
       title={`Webhook "${hook?.name ?? ""}" added`}
       onClose={onClose}
-      footer={
-        <button type="button" className="btn btn-primary" onClick={onClose}>
-          I have copied it
-        </button>
-      }
-    >
-      {hook ? (
-        <>
-          <div className="alert alert-warn" role="alert">
-            <span className="alert-title">Copy the signing secret now: it will not be shown again</span>
-            <span>
-              Each request carries <code>X-Perflab-Signature: sha256=HMAC-SHA256(secret, body)</code>; check
-              it before trusting the body.
-            </span>
-          </div>
-          <div className="secret">
-            <code data-testid="webhook-secret">{hook.secret}</code>
-            <CopyButton text={hook.secret} label="Copy secret" className="btn" />
-          </div>
-        </>
-      ) : null}
-    </Dialog>
+      warning={{
+        title: "Copy the signing secret now: it will not be shown again",
+        body: (
+          <>
+            Each request carries <code>X-Perflab-Signature: sha256=HMAC-SHA256(secret, body)</code>; check it
+            before trusting the body.
+          </>
+        ),
+      }}
+      copyLabel="Copy secret"
+      testId="webhook-secret"
+    />
   );
 }

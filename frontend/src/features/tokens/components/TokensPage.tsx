@@ -5,7 +5,7 @@ import { useParams } from "react-router";
 import { Dialog } from "@/components/Dialog";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorBox } from "@/components/ErrorBox";
-import { SkeletonRows } from "@/components/Skeleton";
+import { ManagedTable, OwnerManagedList } from "@/components/OwnerManagedList";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeAgo } from "@/components/TimeAgo";
 import { useTitle } from "@/lib/use-title";
@@ -21,111 +21,89 @@ export function TokensPage() {
   const [revoking, setRevoking] = useState<Token | null>(null);
 
   return (
-    <main className="page">
-      <div className="page-header">
-        <div>
-          <h1>Agent tokens</h1>
-          <div className="subtitle">
-            Tokens let agents and scripts talk to this project. Each is shown once, stored hashed, and can be
-            revoked.
-          </div>
-        </div>
-      </div>
-
-      <section className="card" aria-labelledby="new-token-title">
-        <div className="card-header">
-          <h2 id="new-token-title">New token</h2>
-        </div>
-        <div className="card-body">
-          <CreateTokenForm slug={slug} onCreated={setCreated} />
-        </div>
-      </section>
-
-      {tokens.error ? <ErrorBox error={tokens.error} onRetry={() => tokens.refetch()} /> : null}
-
-      <section className="card" aria-label="Tokens">
-        {tokens.data?.length === 0 ? (
-          <EmptyState title="No tokens yet — create one above to connect an agent">
-            <p>
-              Agents send their runs with a token of this project: one per lab or per machine makes revoking
-              easy.
-            </p>
-          </EmptyState>
-        ) : (
-          <div className="table-wrap">
-            <table className="table" aria-label="Tokens">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Token</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              {tokens.isPending ? (
-                <SkeletonRows rows={3} columns={7} />
-              ) : (
-                <tbody>
-                  {tokens.data?.map((t) => (
-                    <tr key={t.id} className={t.revoked_at ? "row-muted" : undefined}>
-                      <td>{t.name}</td>
-                      <td
-                        className="mono"
-                        title="Only the first characters are kept in clear, to recognise it"
-                      >
-                        plb_{t.hint}…
-                      </td>
-                      <td>
-                        {t.scopes.map((s) => (
-                          <span key={s} className="tag">
-                            {s}
-                          </span>
-                        ))}
-                      </td>
-                      <td>
-                        <TimeAgo iso={t.created_at} />
-                      </td>
-                      <td>
-                        <TimeAgo iso={t.last_used_at} empty="never" />
-                      </td>
-                      <td>
-                        {t.revoked_at ? (
-                          <span>
-                            <StatusBadge status="revoked" /> <TimeAgo iso={t.revoked_at} />
-                          </span>
-                        ) : (
-                          <StatusBadge status="active" />
-                        )}
-                      </td>
-                      <td style={{ textAlign: "right" }}>
-                        {t.revoked_at ? null : (
-                          <button
-                            type="button"
-                            className="btn btn-sm btn-danger"
-                            aria-label={`Revoke token ${t.name}`}
-                            onClick={() => setRevoking(t)}
-                          >
-                            Revoke
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              )}
-            </table>
-          </div>
-        )}
-      </section>
-
+    <OwnerManagedList
+      title="Agent tokens"
+      subtitle="Tokens let agents and scripts talk to this project. Each is shown once, stored hashed, and can be revoked."
+      newTitle="New token"
+      newTitleId="new-token-title"
+      form={<CreateTokenForm slug={slug} onCreated={setCreated} />}
+      list={tokens}
+      listLabel="Tokens"
+      empty={
+        <EmptyState title="No tokens yet — create one above to connect an agent">
+          <p>
+            Agents send their runs with a token of this project: one per lab or per machine makes revoking
+            easy.
+          </p>
+        </EmptyState>
+      }
+      table={<TokenTable tokens={tokens.data} pending={tokens.isPending} onRevoke={setRevoking} />}
+    >
       <NewTokenDialog slug={slug} token={created} onClose={() => setCreated(null)} />
       <RevokeDialog slug={slug} token={revoking} onClose={() => setRevoking(null)} />
-    </main>
+    </OwnerManagedList>
+  );
+}
+
+function TokenTable({
+  tokens,
+  pending,
+  onRevoke,
+}: {
+  tokens?: Token[];
+  pending: boolean;
+  onRevoke: (t: Token) => void;
+}) {
+  return (
+    <ManagedTable
+      label="Tokens"
+      columns={["Name", "Token", "Scopes", "Created", "Last used", "Status"]}
+      pending={pending}
+      skeletonRows={3}
+    >
+      {tokens?.map((t) => (
+        <tr key={t.id} className={t.revoked_at ? "row-muted" : undefined}>
+          <td>{t.name}</td>
+          <td className="mono" title="Only the first characters are kept in clear, to recognise it">
+            plb_{t.hint}…
+          </td>
+          <td>
+            {t.scopes.map((s) => (
+              <span key={s} className="tag">
+                {s}
+              </span>
+            ))}
+          </td>
+          <td>
+            <TimeAgo iso={t.created_at} />
+          </td>
+          <td>
+            <TimeAgo iso={t.last_used_at} empty="never" />
+          </td>
+          <td>
+            {t.revoked_at ? (
+              <span>
+                <StatusBadge status="revoked" /> <TimeAgo iso={t.revoked_at} />
+              </span>
+            ) : (
+              <StatusBadge status="active" />
+            )}
+          </td>
+          <td style={{ textAlign: "right" }}>
+            {t.revoked_at ? null : (
+              <button
+                type="button"
+                className="btn btn-sm btn-danger"
+                aria-label={`Revoke token ${t.name}`}
+                onClick={() => onRevoke(t)}
+              >
+                Revoke
+              </button>
+            )}
+          </td>
+        </tr>
+      ))}
+    </ManagedTable>
   );
 }
 
