@@ -243,6 +243,10 @@ test("compare against a baseline, note, decide, save & share, open logged out, r
   await expect(page.getByTestId("setup-noise")).toContainText(
     /Noise of this setup \(direct, 3 runs\): detects Requests\/sec changes of \d+\.\d% or more with 3 runs a side/,
   );
+  const setupNoise = (await page.getByTestId("setup-noise").locator("summary").textContent()) ?? "";
+  const rpsNoise = /Requests\/sec changes of (\d+\.\d)%/.exec(setupNoise)?.[1];
+  expect(rpsNoise).toBeDefined();
+  const directId = new URL(page.url()).searchParams.get("base");
   await expect(page.getByTestId("validity")).toContainText("CPU steal");
   // The README's screenshot: PERFLAB_E2E_SCREENSHOTS=../docs/screenshots npm run test:e2e -- compare
   if (process.env.PERFLAB_E2E_SCREENSHOTS) {
@@ -351,6 +355,24 @@ test("compare against a baseline, note, decide, save & share, open logged out, r
   await expect(rows).toHaveCount(1);
   await expect(rows.first()).toContainText("buffers-4x128k");
   await expect(rows.first()).toContainText("adopted");
+
+  // direct's own page says what its 3 runs detect: the compare page's figure, and what 5 and 10 runs
+  // a side would, for requests/s and the p50 and p99 latencies.
+  await page.goto(`/p/${slug}/experiments/${directId}`);
+  const noise = page.getByRole("region", { name: "Noise of this setup" });
+  await expect(noise.locator("li")).toHaveCount(3);
+  const rpsLine = noise.locator("li").filter({ hasText: "Requests/sec" });
+  await expect(rpsLine).toContainText(
+    `Requests/sec: detects changes of ${rpsNoise}% or more with 3 runs a side`,
+  );
+  const more = /\(5 runs: (\d+\.\d)%, 10 runs: (\d+\.\d)%\)/.exec((await rpsLine.textContent()) ?? "");
+  expect(more).not.toBeNull();
+  // More runs a side see smaller changes.
+  expect(Number(more?.[2])).toBeLessThan(Number(more?.[1]));
+  expect(Number(more?.[1])).toBeLessThan(Number(rpsNoise));
+  await expect(noise.locator("li").filter({ hasText: "p99 latency" })).toContainText(
+    /detects changes of \d+\.\d%/,
+  );
 
   expect(dialogs).toBe(0);
 });
