@@ -4,7 +4,7 @@
 // the pointer (or focused) opens its tooltip, one row per experiment (median of its runs, their range);
 // `showRuns` lists every run instead. Dragging across a chart selects a time range (the page keeps it
 // in the URL and zooms every overlay); double-click resets.
-import { useMemo, useState } from "react";
+import { useId, useMemo, useState, useSyncExternalStore } from "react";
 import {
   CartesianGrid,
   Line,
@@ -112,6 +112,22 @@ export function alignStep(series: OverlaySeries[], resolution = 600): number | n
   return Math.max(1, Math.ceil((hi - lo) / Math.max(1, resolution)));
 }
 
+// The overlay the pointer (or focus) is on: the only one whose tooltip opens. One for the page, so a
+// tap on a phone (which leaves no hover to end) moves it to the chart tapped instead of adding one.
+let tooltipOwner: string | null = null;
+const ownerListeners = new Set<() => void>();
+function setTooltipOwner(id: string | null, onlyIf?: string) {
+  if (onlyIf !== undefined && tooltipOwner !== onlyIf) return;
+  if (tooltipOwner === id) return;
+  tooltipOwner = id;
+  for (const l of ownerListeners) l();
+}
+function subscribeOwner(listener: () => void) {
+  ownerListeners.add(listener);
+  return () => ownerListeners.delete(listener);
+}
+const getOwner = () => tooltipOwner;
+
 function truncate(text: string, max = 32): string {
   const line = text.split("\n")[0]?.trim() ?? "";
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
@@ -136,13 +152,13 @@ export function OverlayChart({
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   // Charts of one syncId all turn "active" together (that is what moves their cursors); only the one
   // under the pointer or focus shows its tooltip, so hovering one chart no longer opens one on each.
-  const [pointed, setPointed] = useState(false);
-  const [focused, setFocused] = useState(false);
+  const chartId = useId();
+  const owns = useSyncExternalStore(subscribeOwner, getOwner, getOwner) === chartId;
   const num = (v: number) => formatCompact(v);
   const fmt = (v: number) => `${num(v)}${unit && unit !== "%" ? ` ${unit}` : unit}`;
 
   const content = ({ active, label }: TooltipContentProps<ValueType, NameType>) => {
-    if (!active || !(pointed || focused) || typeof label !== "number") return null;
+    if (!active || !owns || typeof label !== "number") return null;
     const values = valuesAt(lines, label, grid);
     if (!values.length) return null;
     const groups = showRuns ? [] : groupValues(values);
@@ -181,10 +197,12 @@ export function OverlayChart({
       style={{ margin: 0 }}
       aria-label={ariaLabel}
       onDoubleClick={onResetRange}
-      onPointerEnter={() => setPointed(true)}
-      onPointerLeave={() => setPointed(false)}
-      onFocus={() => setFocused(true)}
-      onBlur={() => setFocused(false)}
+      onPointerEnter={() => setTooltipOwner(chartId)}
+      onPointerLeave={(e) => {
+        if (e.pointerType !== "touch") setTooltipOwner(null, chartId);
+      }}
+      onFocus={() => setTooltipOwner(chartId)}
+      onBlur={() => setTooltipOwner(null, chartId)}
     >
       <ResponsiveContainer width="100%" height={height}>
         <LineChart
