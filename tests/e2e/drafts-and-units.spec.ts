@@ -143,6 +143,8 @@ test("a profile of nanosecond periods uploaded as samples is flagged, and its un
 
   // Later (the upload's note is gone after a reload): the profile's page still flags it and corrects it.
   await page.reload();
+  const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "stacks" }) });
+  await expect(row.getByTestId("unit-flag")).toBeVisible();
   await page.getByRole("link", { name: "stacks" }).click();
   const warnings = page.getByTestId("profile-warnings");
   await expect(warnings).toContainText("look like sampling periods");
@@ -156,5 +158,8 @@ test("a profile of nanosecond periods uploaded as samples is flagged, and its un
   expect(meta.total).toBe(total);
   await page.reload();
   await expect(page.getByLabel("Counts are")).toHaveValue("nanoseconds");
+  await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Profiles" }).click();
+  await expect(row).toContainText(`${(total / 1e9).toFixed(2)} s`);
+  await expect(row.getByTestId("unit-flag")).toHaveCount(0);
   expect(errors).toEqual([]);
 });
