@@ -1,5 +1,6 @@
 // A time chart for run metrics: seconds from run start on x (m:ss), one or two y axes, a legend that
-// reads the values under the shared cursor (Grafana-style), breaks where samples stop, and labelled
+// reads the values under the shared cursor (Grafana-style) and otherwise summarises the time shown
+// (median and min–max of the zoomed range, or of the whole run), breaks where samples stop, and labelled
 // time ranges (annotations). Every chart of a run gets the same x domain, so the charts line up.
 // Dragging across the plot selects a time range (Grafana-style) and double-click resets it; the page
 // owns the range (in the URL) and hands every chart the same domain.
@@ -18,6 +19,8 @@ import {
   singleSpan,
   timeToPixel,
   valueAt,
+  type WindowStats,
+  windowStats,
   withGaps,
   type XY,
 } from "./series-math";
@@ -53,6 +56,10 @@ interface Props {
   onSelectRange?: (range: TimeRange) => void;
   /** Double-click: back to the whole run. */
   onResetRange?: () => void;
+  /** The domain is a range the user zoomed to (the legend then names it), not the whole run. */
+  zoomed?: boolean;
+  /** A run still recording: without a cursor or zoom the legend reads the latest values. */
+  live?: boolean;
 }
 
 const NO_ANNOTATIONS: TimeAnnotation[] = [];
@@ -104,6 +111,8 @@ export function MetricChart({
   testId,
   onSelectRange,
   onResetRange,
+  zoomed = false,
+  live = false,
 }: Props) {
   const store = useCursorStore();
   const cursor = useCursorTime(store);
@@ -236,6 +245,9 @@ export function MetricChart({
         store={store}
         series={colored}
         hidden={hidden}
+        domain={domain}
+        zoomed={zoomed}
+        latest={live && !zoomed}
         unit={unit}
         rightUnit={rightUnit}
         onToggle={(id) =>
@@ -382,10 +394,25 @@ function CursorLine({
   );
 }
 
+/** "12.0–24.5 s": a zoomed range to a tenth of a second, as the URL keeps it. */
+export function rangeLabel(domain: readonly [number, number]): string {
+  return `${domain[0].toFixed(1)}–${domain[1].toFixed(1)} s`;
+}
+
+/** "5.1% (2–12%)": a legend's summary of a series over the time shown. */
+export function statsText(st: WindowStats | null, unit: string | undefined): string {
+  if (!st) return "—";
+  const lo = isBytes(unit) ? formatBytes(st.min) : formatCompact(st.min);
+  return `${withUnit(st.median, unit)} (${lo}–${withUnit(st.max, unit)})`;
+}
+
 function ChartLegend({
   store,
   series,
   hidden,
+  domain,
+  zoomed,
+  latest,
   unit,
   rightUnit,
   onToggle,
@@ -393,16 +420,46 @@ function ChartLegend({
   store: CursorStore;
   series: (MetricSeries & { color: string })[];
   hidden: ReadonlySet<string>;
+  domain: [number, number];
+  zoomed: boolean;
+  latest: boolean;
   unit: string | undefined;
   rightUnit: string | undefined;
   onToggle: (id: string) => void;
 }) {
   const t = useCursorTime(store);
+  // Computed once per data or zoom change, not on every cursor move.
+  const stats = useMemo(
+    () => (latest ? null : new Map(series.map((s) => [s.id, windowStats(s.t, s.v, domain)]))),
+    [series, domain, latest],
+  );
+  const heading =
+    t !== null
+      ? `at ${formatClock(t)}`
+      : latest
+        ? "latest"
+        : `${zoomed ? rangeLabel(domain) : "whole run"} · median (min–max)`;
   return (
     <figcaption className="mchart-legend">
-      <span className="mchart-legend-at faint">{t === null ? "latest" : `at ${formatClock(t)}`}</span>
+      <span
+        className="mchart-legend-at faint"
+        data-testid="legend-window"
+        title={
+          stats && t === null
+            ? "Median of the samples shown (min–max); hover for the value at a time"
+            : undefined
+        }
+      >
+        {heading}
+      </span>
       {series.map((s) => {
-        const value = t === null ? lastValue(s.v) : valueAt(s.t, s.v, t);
+        const u = s.axis === "right" ? rightUnit : unit;
+        const text =
+          t !== null
+            ? withUnit(valueAt(s.t, s.v, t), u)
+            : stats
+              ? statsText(stats.get(s.id) ?? null, u)
+              : withUnit(lastValue(s.v), u);
         const off = hidden.has(s.id);
         return (
           <button
@@ -421,9 +478,7 @@ function ChartLegend({
             />
             <span className="mchart-legend-label">{s.label}</span>
             {/* A real space, so the button reads "sy 85%" to assistive technology. */}{" "}
-            <span className="mchart-legend-value">
-              {withUnit(value, s.axis === "right" ? rightUnit : unit)}
-            </span>
+            <span className="mchart-legend-value">{text}</span>
           </button>
         );
       })}

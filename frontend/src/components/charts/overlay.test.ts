@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runStyle } from "./families";
 import { alignSeries } from "./OverlayChart";
+import { groupValues, prepareLines, valuesAt } from "./overlay-math";
 
 describe("alignSeries", () => {
   it("puts runs sampled at different offsets on one time grid", () => {
@@ -47,5 +48,60 @@ describe("runStyle", () => {
     expect(new Set([r1?.color, r2?.color, r3?.color]).size).toBe(3);
     expect(new Set([r1?.dash, r2?.dash, r3?.dash]).size).toBe(3);
     expect(runStyle(0, 0).color).not.toBe(r1?.color);
+  });
+});
+
+describe("one tooltip row per experiment", () => {
+  // Two experiments of three runs each, every run sampling at its own offset (as real agents do);
+  // run c3 stops early and a2 samples every 2 s.
+  const run = (id: string, group: string, start: number, step: number, values: number[]) => ({
+    id,
+    label: `${group} · ${id}`,
+    group,
+    color: group === "a" ? "#111" : "#222",
+    points: values.map((v, i) => ({ t: start + i * step, v })),
+  });
+  const lines = prepareLines([
+    run("a1", "a", 0, 1, [10, 11, 12, 13, 14]),
+    run("a2", "a", 0.4, 2, [20, 22, 24]),
+    run("a3", "a", 0.7, 1, [5, 6, 7, 8, 9]),
+    run("c1", "c", 0.2, 1, [100, 100, 100, 100, 100]),
+    run("c2", "c", 0.9, 1, [300, 300, 300, 300, 300]),
+    run("c3", "c", 0.5, 1, [200, 200]),
+  ]);
+
+  it("reads each run at its own nearest sample", () => {
+    const at2 = valuesAt(lines, 2);
+    expect(Object.fromEntries(at2.map((x) => [x.id, x.value]))).toEqual({
+      a1: 12, // t=2
+      a2: 22, // t=2.4
+      a3: 6, // t=1.7
+      c1: 100, // t=2.2
+      c2: 300, // t=1.9
+      c3: 200, // t=1.5, its last sample, within its 1 s spacing
+    });
+    // At t=4 run c3 has stopped: it is left out rather than read from 2.5 s away.
+    expect(valuesAt(lines, 4).map((x) => x.id)).toEqual(["a1", "a2", "a3", "c1", "c2"]);
+  });
+
+  it("gives the median of the runs and their range, experiments in order", () => {
+    expect(groupValues(valuesAt(lines, 2))).toEqual([
+      { group: "a", color: "#111", median: 12, min: 6, max: 22, n: 3 },
+      { group: "c", color: "#222", median: 200, min: 100, max: 300, n: 3 },
+    ]);
+    // Two runs left: the median is their mean.
+    expect(groupValues(valuesAt(lines, 4)).find((g) => g.group === "c")).toEqual({
+      group: "c",
+      color: "#222",
+      median: 200,
+      min: 100,
+      max: 300,
+      n: 2,
+    });
+  });
+
+  it("widens the lookup to the chart's grid when that is coarser than the samples", () => {
+    expect(valuesAt(lines, 8)).toEqual([]);
+    expect(valuesAt(lines, 8, 5).map((x) => x.id)).toEqual(["a1", "a2", "a3", "c1", "c2"]);
   });
 });

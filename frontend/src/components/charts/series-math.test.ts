@@ -6,6 +6,7 @@ import {
   singleSpan,
   timeToPixel,
   valueAt,
+  windowStats,
   withGaps,
 } from "./series-math";
 
@@ -74,5 +75,25 @@ describe("singleSpan", () => {
 
   it("leaves series of several samples to the line", () => {
     expect(singleSpan([1, 2], [3, 4], 1, [0, 10])).toBeNull();
+  });
+});
+
+describe("windowStats", () => {
+  const t = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+  const v = [50, 1, 2, 90, 4, 8, 6, Number.NaN, 3, 70];
+  it("summarises the whole run when the window covers it", () => {
+    // Finite values sorted: 1 2 3 4 6 8 50 70 90 -> the fifth is the median.
+    expect(windowStats(t, v, [0, 9])).toEqual({ median: 6, min: 1, max: 90, n: 9 });
+  });
+  it("summarises only the samples inside a zoomed window, its ends included", () => {
+    // t 2..6: 2 90 4 8 6 -> sorted 2 4 6 8 90.
+    expect(windowStats(t, v, [2, 6])).toEqual({ median: 6, min: 2, max: 90, n: 5 });
+    // t 4..8 without the NaN at 7: 4 8 6 3 -> even count, the mean of the middle two.
+    expect(windowStats(t, v, [3.5, 8.2])).toEqual({ median: 5, min: 3, max: 8, n: 4 });
+  });
+  it("says nothing for a window between samples or outside the series", () => {
+    expect(windowStats(t, v, [7, 7.5])).toBeNull();
+    expect(windowStats(t, v, [20, 30])).toBeNull();
+    expect(windowStats([], [], [0, 1])).toBeNull();
   });
 });

@@ -121,3 +121,54 @@ export function timeToPixel(
   if (d1 <= d0 || t < d0 || t > d1) return null;
   return left + ((t - d0) / (d1 - d0)) * width;
 }
+
+/** What a legend says about a series over the time shown: the median and the range of its samples. */
+export interface WindowStats {
+  median: number;
+  min: number;
+  max: number;
+  /** Samples inside the window. */
+  n: number;
+}
+
+/** The median of values (sorted in place), or null when there are none. */
+export function medianOf(values: number[]): number | null {
+  if (!values.length) return null;
+  values.sort((a, b) => a - b);
+  const mid = values.length >> 1;
+  return values.length % 2
+    ? (values[mid] as number)
+    : ((values[mid - 1] as number) + (values[mid] as number)) / 2;
+}
+
+/** The first index of sorted t at or after x (t.length when none is). */
+function lowerBound(t: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = t.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((t[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Median, min and max of the finite samples with start <= t <= end (t sorted), or null when the window
+ * holds none: a zoomed chart's legend describes what is on screen, not the whole run.
+ */
+export function windowStats(
+  t: readonly number[],
+  v: readonly number[],
+  window: readonly [number, number],
+): WindowStats | null {
+  const values: number[] = [];
+  for (let i = lowerBound(t, window[0]); i < t.length && (t[i] as number) <= window[1]; i++) {
+    const x = v[i];
+    if (typeof x === "number" && Number.isFinite(x)) values.push(x);
+  }
+  const median = medianOf(values);
+  if (median === null) return null;
+  // Sorted by medianOf.
+  return { median, min: values[0] as number, max: values[values.length - 1] as number, n: values.length };
+}

@@ -1,6 +1,7 @@
 // Host telemetry overlays: one small chart per metric, every run of every compared experiment on it,
 // aligned to run start. Charts fetch when they come near the viewport, share one cursor, and draw
-// the time-range notes of the runs they show as bands. A range dragged on one chart (?t= in the URL)
+// the time-range notes of the runs they show as bands. The tooltip of the chart under the pointer has
+// one row per experiment (median of its runs and their range); "Show runs" lists every run. A range dragged on one chart (?t= in the URL)
 // zooms them all; double-click or "Whole run" resets.
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, useRef } from "react";
@@ -24,6 +25,7 @@ export function overlaySeries(overlay: OverlayReply, experimentOrder: string[]):
         out.push({
           id: `${run.run_id}:${line.stream_id}`,
           label: `${exp.experiment} · ${run.label}${host}`,
+          group: exp.experiment,
           color: style.color,
           dash: style.dash,
           points: line.t.map((t, i) => ({ t, v: line.v[i] ?? 0 })),
@@ -57,9 +59,20 @@ interface PanelProps {
   unit: string;
   experimentOrder: string[];
   syncId: string;
+  /** Tooltips list every run instead of one row per experiment. */
+  showRuns?: boolean;
 }
 
-export function OverlayPanel({ source, role, metric, label, unit, experimentOrder, syncId }: PanelProps) {
+export function OverlayPanel({
+  source,
+  role,
+  metric,
+  label,
+  unit,
+  experimentOrder,
+  syncId,
+  showRuns = false,
+}: PanelProps) {
   const ref = useRef<HTMLDivElement>(null);
   const seen = useInView(ref);
   const q = useQuery({ ...overlayQueryOptions(source, role, metric), enabled: seen });
@@ -109,14 +122,24 @@ export function OverlayPanel({ source, role, metric, label, unit, experimentOrde
           domain={domain}
           onSelectRange={setRange}
           onResetRange={() => setRange(null)}
+          showRuns={showRuns}
         />
       )}
     </div>
   );
 }
 
-/** Which colour and line style is which: experiments by hue, runs by shade and dash. */
-export function OverlayLegend({ reply }: { reply: CompareReply }) {
+/** Which colour and line style is which: experiments by hue, runs by shade and dash; and whether
+ * tooltips summarise each experiment's runs or list them. */
+export function OverlayLegend({
+  reply,
+  showRuns,
+  onShowRuns,
+}: {
+  reply: CompareReply;
+  showRuns: boolean;
+  onShowRuns: (next: boolean) => void;
+}) {
   const maxRuns = Math.max(1, ...reply.columns.map((c) => c.runs.length));
   return (
     <p className="cmp-legend">
@@ -148,6 +171,22 @@ export function OverlayLegend({ reply }: { reply: CompareReply }) {
         <span>
           runs of one experiment: same hue; run 1 solid, run 2 lighter and dashed, run 3 darker and dotted
         </span>
+      ) : null}
+      {maxRuns > 1 ? (
+        <button
+          type="button"
+          className="btn btn-sm btn-ghost"
+          aria-pressed={showRuns}
+          data-testid="overlay-show-runs"
+          title={
+            showRuns
+              ? "Tooltips: one row per experiment (median of its runs, min–max)"
+              : "Tooltips: one row per run"
+          }
+          onClick={() => onShowRuns(!showRuns)}
+        >
+          Show runs in tooltips
+        </button>
       ) : null}
     </p>
   );

@@ -1,5 +1,6 @@
 // Host telemetry per role: the overlays the reader chose (defaults: vmstat sy/us/in/cs and pidstat
 // %CPU per command) and the steady-state table (mean over the run without warm-up and cool-down).
+import { useState } from "react";
 import { countOf } from "@/lib/format";
 import type { CompareReply, CompareSource, TelemetryRow } from "../api";
 import type { OverlayChoice } from "../view-state";
@@ -17,6 +18,7 @@ interface Props {
 }
 
 export function TelemetrySection({ reply, source, overlays, allowed, onOverlays }: Props) {
+  const [showRuns, setShowRuns] = useState(false);
   const roles = [
     ...new Set([...reply.telemetry.map((t) => t.role), ...reply.overlay_metrics.map((m) => m.role)]),
   ];
@@ -32,7 +34,7 @@ export function TelemetrySection({ reply, source, overlays, allowed, onOverlays 
     allowed === null || allowed.some((a) => a.role === role && a.metric === metric);
   return (
     <>
-      <OverlayLegend reply={reply} />
+      <OverlayLegend reply={reply} showRuns={showRuns} onShowRuns={setShowRuns} />
       {roles.map((role) => {
         const t = reply.telemetry.find((x) => x.role === role);
         const metrics = reply.overlay_metrics.filter((m) => m.role === role && isAllowed(role, m.key));
@@ -91,6 +93,7 @@ export function TelemetrySection({ reply, source, overlays, allowed, onOverlays 
                       unit={m?.unit ?? ""}
                       experimentOrder={order}
                       syncId="compare-overlays"
+                      showRuns={showRuns}
                     />
                   );
                 })}

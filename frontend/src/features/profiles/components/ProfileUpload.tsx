@@ -8,6 +8,7 @@ import { ErrorBox } from "@/components/ErrorBox";
 import { formatBytes, formatInt } from "@/lib/format";
 import { profileKeys, setProfileUnit, type UploadResult, uploadProfile } from "../api";
 import { formatValue } from "../format";
+import { PROFILE_UNITS } from "./ProfileUnit";
 
 interface Props {
   slug: string;
@@ -122,9 +123,11 @@ export function ProfileUpload({ slug, runId }: Props) {
             <span className="field-label">Counts are</span>
             <select className="select" value={unit} onChange={(e) => setUnit(e.target.value)}>
               <option value="">as the file says (samples for folded)</option>
-              <option value="samples">samples</option>
-              <option value="nanoseconds">nanoseconds (perf periods)</option>
-              <option value="events">events (perf periods of cycles, faults…)</option>
+              {PROFILE_UNITS.map((u) => (
+                <option key={u.unit} value={u.unit}>
+                  {u.label}
+                </option>
+              ))}
             </select>
           </label>
         </div>

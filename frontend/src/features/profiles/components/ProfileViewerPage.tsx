@@ -20,6 +20,7 @@ import { FlameBreadcrumb } from "./FlameBreadcrumb";
 import { FlameGraph, graphHeight } from "./FlameGraph";
 import { FrameTooltip } from "./FrameTooltip";
 import { FunctionTable } from "./FunctionTable";
+import { ProfileUnit } from "./ProfileUnit";
 import { PrunedNote } from "./PrunedNote";
 import { SandwichView } from "./SandwichView";
 import { SearchBox } from "./SearchBox";
@@ -89,6 +90,7 @@ function ProfileHeader({ slug, meta }: { slug: string; meta: ProfileMeta }) {
             <span>
               <strong>{formatInt(meta.frames)}</strong> frames
             </span>
+            <ProfileUnit slug={slug} meta={meta} />
             {meta.lossy ? (
               <span
                 className="badge badge-warn"
@@ -99,7 +101,7 @@ function ProfileHeader({ slug, meta }: { slug: string; meta: ProfileMeta }) {
             ) : null}
           </div>
           {meta.warnings?.length ? (
-            <ul className="flame-warnings muted">
+            <ul className="flame-warnings muted" data-testid="profile-warnings">
               {meta.warnings.map((w) => (
                 <li key={w}>{w}</li>
               ))}

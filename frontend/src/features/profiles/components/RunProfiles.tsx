@@ -50,6 +50,16 @@ export function RunProfiles({ slug, runId }: { slug: string; runId: string }) {
                   <td>
                     <Link to={`/p/${slug}/profiles/${p.profile_id}`}>{p.name}</Link>
                     {p.lossy ? <span className="badge badge-warn plain"> approximate</span> : null}
+                    {p.warnings.some((w) => w.includes("sampling periods")) ? (
+                      <span
+                        className="badge badge-warn plain"
+                        data-testid="unit-flag"
+                        title={`Counted as ${p.unit}, but the counts look like perf's nanosecond periods: open the profile to correct its unit`}
+                      >
+                        {" "}
+                        unit?
+                      </span>
+                    ) : null}
                   </td>
                   <td>{p.role ? <span className="tag">{p.role}</span> : <span className="faint">—</span>}</td>
                   <td>{p.format}</td>

@@ -26,6 +26,8 @@ interface Props {
   onRemove: (chart: ChartSpec) => void;
   onSelectRange?: (range: TimeRange) => void;
   onResetRange?: () => void;
+  /** The domain is a range the user zoomed to. */
+  zoomed?: boolean;
 }
 
 function unitLabel(unit: string): string {
@@ -43,6 +45,7 @@ export function ChartPanel({
   onRemove,
   onSelectRange,
   onResetRange,
+  zoomed = false,
 }: Props) {
   const [top, setTop] = useState(DEFAULT_TOP);
   const { picked, total } = useMemo(() => pickSeries(chart, top), [chart, top]);
@@ -131,6 +134,8 @@ export function ChartPanel({
         testId={`chart-${chart.key}`}
         onSelectRange={onSelectRange}
         onResetRange={onResetRange}
+        zoomed={zoomed}
+        live={live}
       />
     );
   }

@@ -212,6 +212,7 @@ export function RunCharts({ run, poll, annotations }: Props) {
                       onRemove={removeChart}
                       onSelectRange={setRange}
                       onResetRange={resetRange}
+                      zoomed={range !== null}
                     />
                   ))}
                 </div>
