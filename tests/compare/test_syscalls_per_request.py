@@ -75,7 +75,7 @@ def test_per_request_values_are_the_raw_counts_over_the_requests_of_the_window(
     assert row["verdict"] == "increased"
     md = client.get(f"/api/projects/{slug}/compare/markdown", params={"baseline": "direct",
                                                                       "experiments": ["default"]}).text
-    assert "| writev | 4.00 calls/req (13302 calls) | 8.51 calls/req (58738 calls) +113%" in md, md
+    assert "| writev | 4.00 calls/req (13,302 calls) | 8.51 calls/req (58,738 calls) +113% up |" in md, md
 
 
 def _scaled(text: str, factor: int) -> str:

@@ -159,7 +159,7 @@ def _syscalls_markdown(reply: CompareReply, names: list[str]) -> str:
                 if sc is None or not sc.n:
                     cells.append("-")
                     continue
-                raw = f"{sc.calls or 0:.0f} calls"
+                raw = f"{sc.calls or 0:,.0f} calls"
                 if sc.calls_per_request is None:
                     cells.append(f"requests unknown ({raw})")
                     continue

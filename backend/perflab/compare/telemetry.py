@@ -54,10 +54,11 @@ PER_REQUEST = ("calls_per_request", "usecs_per_request")
 
 
 def per_request(value: float | None) -> str:
-    """5.478 -> "5.48", 26.07 -> "26.1", 1234.5 -> "1,234": per-request figures at a readable precision."""
+    """5.478 -> "5.48", 26.07 -> "26.1", 1234.5 -> "1,234": per-request figures at a readable precision
+    (as the page's formatValue writes them)."""
     if value is None:
         return "-"
-    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.1f}" if abs(value) >= 10 else f"{value:.2f}"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.1f}" if abs(value) >= 10 else f"{value:.2f}"
 
 
 def _syscall_cell(
