@@ -325,7 +325,9 @@ test("compare against a baseline, note, decide, save & share, open logged out, r
   const markdown = await page.evaluate(() => navigator.clipboard.readText());
   expect(markdown).toContain("| metric | direct (baseline, 3 runs) | default (3 runs) |");
   expect(markdown).toContain("❌ worse");
-  expect(markdown).toContain("| writev | 4.00 calls/req (13,302 calls) | 8.51 calls/req (58,738 calls) +113%");
+  expect(markdown).toContain(
+    "| writev | 4.00 calls/req (13,302 calls) | 8.51 calls/req (58,738 calls) +113%",
+  );
   expect(markdown).toContain(`[Open this comparison in perflab](${publicUrl})`);
   await page.getByRole("button", { name: "Save & share" }).click();
 
