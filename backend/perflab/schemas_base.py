@@ -17,6 +17,7 @@ from typing import Annotated, Any, ClassVar, Union
 from fastapi import Request
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from perflab.errors import Unprocessable
 
@@ -40,20 +41,33 @@ NUL = "\x00"
 QUERY_FLOAT_MAX = 1e12
 
 
+# The `type` of a refusal whose message names the field itself, in plain words, so the UI shows it as is
+# ("the field hypothesis contains a NUL character ...") rather than after a dotted path.
+UNSTORABLE = "unstorable_value"
+
+
+def human_field(where: str) -> str:
+    """`body_md` -> "body (Markdown)", `facts.cpu_count` -> "facts.cpu count": a field as a person reads it."""
+    if where.endswith("_md"):
+        where = where[:-3] + " (Markdown)"
+    return where.replace("_", " ")
+
+
 def problem(value: Any, where: str) -> str | None:
-    """Why `value` (any JSON value, nested) cannot be stored, or None."""
+    """Why `value` (any JSON value, nested) cannot be stored, in plain words naming where, or None."""
     if isinstance(value, str):
-        return (f"{where} contains a zero byte (NUL), which text cannot hold: is it a binary file? Send the "
-                "tool's text output (gzip is fine)") if NUL in value else None
+        return (f"the field {human_field(where)} contains a NUL character (\\0), which perflab cannot store as "
+                "text") if NUL in value else None
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return None if BIGINT_MIN <= value <= BIGINT_MAX else f"{where} is outside the 64-bit integer range"
+        return None if BIGINT_MIN <= value <= BIGINT_MAX else (
+            f"the field {human_field(where)} is outside the 64-bit integer range")
     if isinstance(value, float):
-        return None if math.isfinite(value) else f"{where} is not a finite number"
+        return None if math.isfinite(value) else f"the field {human_field(where)} is not a finite number"
     if isinstance(value, dict):
         for key, item in value.items():
-            found = problem(key, f"{where} key") or problem(item, f"{where}.{key}")
+            found = problem(key, f"{where} (a key)") or problem(item, f"{where}.{key}")
             if found:
                 return found
         return None
@@ -92,7 +106,8 @@ class RequestModel(BaseModel):
             return value  # validated by its own class
         found = problem(value, name)
         if found:
-            raise ValueError(found)
+            # Its own type, not "value_error": the message is a whole sentence naming the field.
+            raise PydanticCustomError(UNSTORABLE, found)
         return value
 
 
@@ -111,16 +126,16 @@ def _scalar_types(annotation: Any) -> set[type]:
 
 def _check_value(name: str, raw: str, kinds: set[type]) -> str | None:
     if NUL in raw:
-        return f"query or path parameter {name!r} contains a NUL character"
+        return f"the parameter {name} contains a NUL character (\\0), which perflab cannot store as text"
     if float in kinds:
         try:
             number = float(raw)
         except ValueError:
             return None  # not a number at all: the route's own validation names it
         if not math.isfinite(number) or abs(number) > QUERY_FLOAT_MAX:
-            return f"parameter {name!r} must be a finite number below {QUERY_FLOAT_MAX:g} in size, not {raw!r}"
+            return f"the parameter {name} must be a finite number below {QUERY_FLOAT_MAX:g} in size, not {raw!r}"
     elif int in kinds and raw.strip().lstrip("+-").isdigit() and not BIGINT_MIN <= int(raw) <= BIGINT_MAX:
-        return f"parameter {name!r} is outside the 64-bit integer range"
+        return f"the parameter {name} is outside the 64-bit integer range"
     return None
 
 
@@ -146,10 +161,11 @@ def check_params(request: Request) -> None:
     for key, raw in request.query_params.multi_items():
         if NUL in key or NUL in raw:
             name = key.replace(NUL, "?")
-            raise Unprocessable(_invalid("query", name, f"query parameter {name!r} contains a NUL character"))
+            raise Unprocessable(_invalid("query", name, f"the parameter {name} contains a NUL character (\\0), "
+                                                        "which perflab cannot store as text"))
 
 
 def _invalid(where: str, name: str, message: str) -> list[dict[str, Any]]:
     """A refusal shaped like FastAPI's own validation errors, which is what the OpenAPI document promises
     for a 422 (and what the UI reads field by field)."""
-    return [{"loc": [where, name], "msg": message, "type": "value_error"}]
+    return [{"loc": [where, name], "msg": message, "type": UNSTORABLE}]

@@ -115,7 +115,13 @@ def test_user_facing_text_fields_refuse_nul(client: TestClient, project: dict[st
     slug = project["slug"]
     assert client.post("/api/projects", json={"name": f"x{NUL}"}).status_code == 422
     r = client.post(f"/api/projects/{slug}/experiments", json={"name": "e1", "hypothesis": f"h{NUL}"})
-    assert r.status_code == 422 and "hypothesis" in r.text, r.text
+    assert r.status_code == 422, r.text
+    # In plain words, naming the field: no "Value error, ", no escaped "\u0000".
+    assert r.json()["detail"] == [{
+        "loc": ["body", "hypothesis"], "type": "unstorable_value",
+        "msg": "the field hypothesis contains a NUL character (\\0), which perflab cannot store as text"}]
+    r = client.post(f"/api/projects/{slug}/notes", json={"body_md": f"a{NUL}"})
+    assert r.status_code == 422 and "the field body (Markdown) contains a NUL character" in r.text, r.text
     r = client.post(f"/api/projects/{slug}/tokens", json={"name": f"t{NUL}"})
     assert r.status_code == 422 and "name" in r.text, r.text
 

@@ -140,6 +140,26 @@ test("import the proxy_buffers capture through the UI and read it on the run pag
   expect(errors).toEqual([]);
 });
 
+test("a binary file read as text is refused on its card in plain words", async ({ page }) => {
+  await logIn(page);
+  const slug = await createProject(page, "import-nul");
+  await page.goto(`/p/${slug}/import`);
+  // A binary file read as text: its card says which file and line hold a NUL byte, not `files.0.content`.
+  await page.getByLabel("Files to import").setInputFiles({
+    name: "capture.log",
+    mimeType: "text/plain",
+    buffer: Buffer.from("procs -----------memory----------\n\u0000\u0001ELF\n"),
+  });
+  const binary = page.getByTestId("import-file-capture.log");
+  await expect(binary.getByRole("alert")).toHaveText(
+    "file 1 (capture.log) contains a NUL byte (\\0) at line 2; perflab stores text — is this a binary file?",
+  );
+  await page.getByLabel("Experiment").fill("default");
+  await expect(page.getByText("Remove or fix capture.log: it could not be parsed.")).toBeVisible();
+  await binary.getByRole("button", { name: "Remove capture.log" }).click();
+  await expect(binary).toHaveCount(0);
+});
+
 /** A fake agent speaking the real protocol (docs/protocol.md) with a bearer token. */
 class Agent {
   private seqs = new Map<string, number>();

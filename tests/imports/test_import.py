@@ -83,6 +83,23 @@ def test_bad_input_is_refused_with_the_file_and_the_problem(client: TestClient, 
     assert client.get(f"/api/projects/{slug}/experiments").json()["total"] == 0
 
 
+def test_a_nul_in_a_files_text_is_refused_naming_the_file_and_the_line(client: TestClient,
+                                                                       project: dict[str, Any]) -> None:
+    """A binary file read as text: the refusal says which file, which line and what it likely is, in words."""
+    slug = project["slug"]
+    vmstat = (RUN1 / "vmstat.txt").read_text().splitlines(keepends=True)
+    broken = "".join(vmstat[:2]) + "\x00\x01ELF" + "".join(vmstat[2:])  # NUL on line 3
+    files = [_files()[0], {"name": "vmstat.log", "content": broken, "role": "proxy"}]
+    expected = ("file 2 (vmstat.log) contains a NUL byte (\\0) at line 3; perflab stores text — is this a "
+                "binary file?")
+    for route, body in (("imports/preview", {"files": files}), ("imports", {"experiment": "x", "files": files})):
+        r = client.post(f"/api/projects/{slug}/{route}", json=body)
+        assert r.status_code == 422, r.text
+        [error] = r.json()["detail"]
+        assert error == {"loc": ["body", "files"], "msg": expected, "type": "unstorable_value"}, error
+    assert client.get(f"/api/projects/{slug}/experiments").json()["total"] == 0
+
+
 def test_an_ingest_token_can_import_and_a_read_token_cannot(app: Any, client: TestClient,
                                                              project: dict[str, Any]) -> None:
     slug = project["slug"]

@@ -8,6 +8,7 @@ from typing import Any
 
 from perflab import stats
 from perflab.compare.schemas import Cell, CompareReply, SetupNoise
+from perflab.compare.telemetry import per_request
 from perflab.findings.markdown import comparison_findings
 
 # A spreadsheet runs a text cell starting with one of these as a formula (RELIABILITY.md item 8).
@@ -66,17 +67,18 @@ def to_csv(reply: CompareReply) -> str:
     for table in reply.syscalls:
         for sr in table.rows:
             for name, sc in sr.cells.items():
-                for what, median, delta, verdict in (("calls", sc.calls, sc.calls_delta_pct, sc.calls_verdict),
-                                                     ("seconds", sc.seconds, sc.seconds_delta_pct, sc.seconds_verdict)):
+                # Per request (what the verdicts compare), then the window's raw calls without a verdict.
+                for what, unit in (("calls_per_request", "calls/req"), ("usecs_per_request", "us/req")):
                     row("syscalls", table.role, f"strace.{table.process}.{sr.syscall}.{what}",
-                        f"{sr.syscall} {what}", "s" if what == "seconds" else "calls", "neutral", name, name == base,
-                        sc.n, median, None, None, delta, None, None, verdict, None, "", *_syscall_why(sc, what))
+                        f"{sr.syscall} {unit}", unit, "neutral", name, name == base, sc.n_per_request,
+                        getattr(sc, what), None, None, getattr(sc, f"{what}_delta_pct"), None, None,
+                        getattr(sc, f"{what}_verdict"), None, sc.per_request_note or "",
+                        getattr(sc, f"{what}_undecided_reason"), getattr(sc, f"{what}_detectable_pct"),
+                        getattr(sc, f"{what}_runs_needed"), "", "", "")
+                row("syscalls", table.role, f"strace.{table.process}.{sr.syscall}.calls",
+                    f"{sr.syscall} calls in the window", "calls", "neutral", name, name == base, sc.n, sc.calls,
+                    None, None, None, None, None, "", None, "", None, None, None, "", "", "")
     return buf.getvalue()
-
-
-def _syscall_why(sc: Any, what: str) -> list[Any]:
-    return [getattr(sc, f"{what}_undecided_reason"), getattr(sc, f"{what}_detectable_pct"),
-            getattr(sc, f"{what}_runs_needed"), "", "", ""]
 
 
 # -- Markdown -------------------------------------------------------------------------------------------
@@ -155,6 +157,37 @@ def noise_markdown(noise: SetupNoise | None) -> str:
     return out
 
 
+# Syscalls most changed first; a write-up needs the few that moved, the page has the rest.
+MD_SYSCALL_ROWS = 8
+
+
+def _syscalls_markdown(reply: CompareReply, names: list[str]) -> str:
+    """Per strace -c table: calls per request of the most changed syscalls, the window's raw calls beside."""
+    out = ""
+    for table in reply.syscalls:
+        out += (f"\nSyscalls per request, {md_escape(table.role)} · {md_escape(table.process)} (strace -c; calls/req, "
+                "the window's calls in brackets):\n\n")
+        out += "| syscall | " + " | ".join(md_escape(n) for n in names) + " |\n|---" + "|---:" * len(names) + "|\n"
+        for sr in table.rows[:MD_SYSCALL_ROWS]:
+            cells = [md_escape(sr.syscall)]
+            for n in names:
+                sc = sr.cells.get(n)
+                if sc is None or not sc.n:
+                    cells.append("-")
+                    continue
+                raw = f"{sc.calls or 0:,.0f} calls"
+                if sc.calls_per_request is None:
+                    cells.append(f"requests unknown ({raw})")
+                    continue
+                text = f"{per_request(sc.calls_per_request)} calls/req ({raw})"
+                if n != reply.baseline:
+                    verdict = sc.calls_per_request_verdict
+                    text += f" {fmt_delta(sc.calls_per_request_delta_pct)} {VERDICT_WORDS.get(verdict, verdict)}"
+                cells.append(text)
+            out += "| " + " | ".join(cells) + " |\n"
+    return out
+
+
 def to_markdown(reply: CompareReply, *, link: str | None = None) -> str:
     counted = {c.name: sum(1 for r in c.runs if r.included) for c in reply.columns}
     left_out = {c.name: sum(1 for r in c.runs if not r.included) for c in reply.columns}
@@ -191,6 +224,7 @@ def to_markdown(reply: CompareReply, *, link: str | None = None) -> str:
             f"- {md_escape(cs.experiment)}: `{md_escape(k.knob)}` {md_escape(k.before)} -> {md_escape(k.after)}\n"
             for cs in reply.changes for k in cs.knob_changes
         )
+    out += _syscalls_markdown(reply, names)
     out += comparison_findings(reply.findings)
     if link:
         out += f"\n[Open this comparison in perflab]({link})\n"

@@ -7,7 +7,7 @@ from typing import Any
 from perflab import stats
 from perflab.compare.schemas import Cell, Mover, ResultRow, RoleTelemetry, SyscallTable, TelemetryRow
 from perflab.compare.selection import Selection
-from perflab.compare.telemetry import share_of
+from perflab.compare.telemetry import share_of, syscall_summary
 
 TOP_MOVERS = 25
 
@@ -52,7 +52,7 @@ def top_movers(sel: Selection, results: list[ResultRow], telemetry: list[RoleTel
                 continue
             text_ = f"{label}: {_fmt(b.median, unit)} -> {_fmt(c.median, unit)} ({c.delta_pct:+.1f}%)"
             out.append((min(abs(c.delta_pct), 1000.0), Mover(
-                section=section, key=key, label=label, role=role, experiment=name, baseline_value=b.median,
+                section=section, key=key, label=label, role=role, experiment=name, unit=unit, baseline_value=b.median,
                 value=c.median, delta_pct=c.delta_pct, verdict=c.verdict, significant=stats.is_significant(c.verdict),
                 text=text_)))
 
@@ -76,12 +76,16 @@ def top_movers(sel: Selection, results: list[ResultRow], telemetry: list[RoleTel
                 if max(share_of(c.calls, tot.calls), share_of(c.seconds, tot.seconds), share_of(b.calls, table.totals[base].calls),
                        share_of(b.seconds, table.totals[base].seconds)) < 0.05:
                     continue
-                delta = c.calls_delta_pct
+                # Per request: a run that served more requests is not "worse" for making more calls.
+                delta = c.calls_per_request_delta_pct
                 magnitude = 1000.0 if delta is None else min(abs(delta), 1000.0)
+                label = f"{table.role} {table.process} {srow.syscall} calls/req"
+                change = f" ({delta:+.1f}%)" if delta is not None else ""
                 out.append((magnitude, Mover(
-                    section="syscalls", key=f"strace.{table.process}.{srow.syscall}.calls",
-                    label=f"{table.role} {table.process} {srow.syscall} calls", role=table.role, experiment=name,
-                    baseline_value=b.calls, value=c.calls, delta_pct=delta, verdict=c.calls_verdict,
-                    significant=stats.is_significant(c.calls_verdict), text=srow.summary.get(name, ""))))
+                    section="syscalls", key=f"strace.{table.process}.{srow.syscall}.calls_per_request",
+                    label=label, role=table.role, experiment=name, unit="calls/req",
+                    baseline_value=b.calls_per_request, value=c.calls_per_request, delta_pct=delta,
+                    verdict=c.calls_per_request_verdict, significant=stats.is_significant(c.calls_per_request_verdict),
+                    text=f"{table.role} {table.process} {syscall_summary(srow.syscall, b, c)}{change}")))
     out.sort(key=lambda m: (not m[1].significant, -m[0], m[1].label))
     return [m for _, m in out[:TOP_MOVERS]]

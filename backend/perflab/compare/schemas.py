@@ -161,21 +161,36 @@ class RoleTelemetry(BaseModel):
 
 
 class SyscallCell(BaseModel):
+    """One syscall (or the table's total) of one experiment: medians over the runs that traced the process.
+
+    Runs that served more requests make more calls, so the figures compared are per request: each run's
+    calls (and time) divided by the requests its traced process read in the strace window
+    (`perflab.findings.rules.base.strace_requests`, its recvfrom calls). The verdicts are made on those;
+    the raw counts of the window stay beside them."""
+
     n: int
+    # Raw medians of the strace window (secondary figures).
     calls: float | None
     seconds: float | None
     usecs_per_call: float | None
     errors: float | None
-    calls_delta_pct: float | None = None
-    seconds_delta_pct: float | None = None
-    calls_verdict: Verdict = "no_data"
-    seconds_verdict: Verdict = "no_data"
-    calls_undecided_reason: str | None = None
-    calls_detectable_pct: float | None = None
-    calls_runs_needed: int | None = None
-    seconds_undecided_reason: str | None = None
-    seconds_detectable_pct: float | None = None
-    seconds_runs_needed: int | None = None
+    # Requests read in the window (median over the runs that know them) and how many runs know them.
+    requests: float | None = None
+    n_per_request: int = 0
+    # Why some or all runs give no per-request figure, e.g. "requests unknown in 1 of 3 runs: ...".
+    per_request_note: str | None = None
+    calls_per_request: float | None = None
+    usecs_per_request: float | None = None
+    calls_per_request_delta_pct: float | None = None
+    calls_per_request_verdict: Verdict = "no_data"
+    calls_per_request_undecided_reason: str | None = None
+    calls_per_request_detectable_pct: float | None = None
+    calls_per_request_runs_needed: int | None = None
+    usecs_per_request_delta_pct: float | None = None
+    usecs_per_request_verdict: Verdict = "no_data"
+    usecs_per_request_undecided_reason: str | None = None
+    usecs_per_request_detectable_pct: float | None = None
+    usecs_per_request_runs_needed: int | None = None
 
 
 class SyscallRow(BaseModel):
@@ -183,7 +198,7 @@ class SyscallRow(BaseModel):
     cells: dict[str, SyscallCell]
     # Largest change of its share of calls + share of time against the baseline, over experiments.
     change_score: float
-    # e.g. "readv 38037 (0.21s) -> 150481 (0.48s)", per non-baseline experiment.
+    # e.g. "readv 5.48 -> 26.1 calls/req (31776 -> 150481 calls)", per non-baseline experiment.
     summary: dict[str, str]
 
 
@@ -233,6 +248,8 @@ class Mover(BaseModel):
     verdict: Verdict
     significant: bool
     text: str
+    # What baseline_value and value are in: "calls/req" for syscalls; the row's unit otherwise.
+    unit: str = ""
 
 
 class NoteRef(BaseModel):

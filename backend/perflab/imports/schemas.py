@@ -1,14 +1,18 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
+from pydantic_core import PydanticCustomError
 
-from perflab.schemas_base import RequestModel
+from perflab.schemas_base import NUL, UNSTORABLE, RequestModel
 
 
 class ImportFile(RequestModel):
+    # The content's NUL check is the request's (`ImportPreviewRequest`), which can say which file and line.
+    typed_fields: ClassVar[frozenset[str]] = frozenset({"content"})
+
     name: str = Field(min_length=1, max_length=255)
     content: str = Field(max_length=200_000_000)
     # base64 for binary uploads (gzip); text otherwise.
@@ -21,6 +25,19 @@ class ImportFile(RequestModel):
 
 class ImportPreviewRequest(RequestModel):
     files: list[ImportFile] = Field(min_length=1, max_length=100)
+
+    @field_validator("files", mode="after")
+    @classmethod
+    def _text_only(cls, files: list[ImportFile]) -> list[ImportFile]:
+        """A NUL in a file's text is a binary file read as text: say which file, where, and what it likely is."""
+        for index, f in enumerate(files, 1):
+            at = f.content.find(NUL)
+            if at >= 0:
+                line = f.content.count("\n", 0, at) + 1
+                raise PydanticCustomError(
+                    UNSTORABLE, "file {index} ({name}) contains a NUL byte (\\0) at line {line}; perflab stores "
+                    "text — is this a binary file?", {"index": index, "name": f.name, "line": line})
+        return files
 
 
 class FilePreview(BaseModel):

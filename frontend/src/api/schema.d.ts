@@ -2630,6 +2630,11 @@ export interface components {
             significant: boolean;
             /** Text */
             text: string;
+            /**
+             * Unit
+             * @default
+             */
+            unit?: string;
             /** Value */
             value: number | null;
             /**
@@ -3678,46 +3683,67 @@ export interface components {
             /** Warnings */
             warnings: string[];
         };
-        /** SyscallCell */
+        /**
+         * SyscallCell
+         * @description One syscall (or the table's total) of one experiment: medians over the runs that traced the process.
+         *
+         *     Runs that served more requests make more calls, so the figures compared are per request: each run's
+         *     calls (and time) divided by the requests its traced process read in the strace window
+         *     (`perflab.findings.rules.base.strace_requests`, its recvfrom calls). The verdicts are made on those;
+         *     the raw counts of the window stay beside them.
+         */
         SyscallCell: {
             /** Calls */
             calls: number | null;
-            /** Calls Delta Pct */
-            calls_delta_pct?: number | null;
-            /** Calls Detectable Pct */
-            calls_detectable_pct?: number | null;
-            /** Calls Runs Needed */
-            calls_runs_needed?: number | null;
-            /** Calls Undecided Reason */
-            calls_undecided_reason?: string | null;
+            /** Calls Per Request */
+            calls_per_request?: number | null;
+            /** Calls Per Request Delta Pct */
+            calls_per_request_delta_pct?: number | null;
+            /** Calls Per Request Detectable Pct */
+            calls_per_request_detectable_pct?: number | null;
+            /** Calls Per Request Runs Needed */
+            calls_per_request_runs_needed?: number | null;
+            /** Calls Per Request Undecided Reason */
+            calls_per_request_undecided_reason?: string | null;
             /**
-             * Calls Verdict
+             * Calls Per Request Verdict
              * @default no_data
              * @enum {string}
              */
-            calls_verdict?: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
+            calls_per_request_verdict?: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
             /** Errors */
             errors: number | null;
             /** N */
             n: number;
+            /**
+             * N Per Request
+             * @default 0
+             */
+            n_per_request?: number;
+            /** Per Request Note */
+            per_request_note?: string | null;
+            /** Requests */
+            requests?: number | null;
             /** Seconds */
             seconds: number | null;
-            /** Seconds Delta Pct */
-            seconds_delta_pct?: number | null;
-            /** Seconds Detectable Pct */
-            seconds_detectable_pct?: number | null;
-            /** Seconds Runs Needed */
-            seconds_runs_needed?: number | null;
-            /** Seconds Undecided Reason */
-            seconds_undecided_reason?: string | null;
+            /** Usecs Per Call */
+            usecs_per_call: number | null;
+            /** Usecs Per Request */
+            usecs_per_request?: number | null;
+            /** Usecs Per Request Delta Pct */
+            usecs_per_request_delta_pct?: number | null;
+            /** Usecs Per Request Detectable Pct */
+            usecs_per_request_detectable_pct?: number | null;
+            /** Usecs Per Request Runs Needed */
+            usecs_per_request_runs_needed?: number | null;
+            /** Usecs Per Request Undecided Reason */
+            usecs_per_request_undecided_reason?: string | null;
             /**
-             * Seconds Verdict
+             * Usecs Per Request Verdict
              * @default no_data
              * @enum {string}
              */
-            seconds_verdict?: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
-            /** Usecs Per Call */
-            usecs_per_call: number | null;
+            usecs_per_request_verdict?: "better" | "worse" | "equivalent" | "not_decided" | "increased" | "decreased" | "no_data" | "invalid";
         };
         /** SyscallRow */
         SyscallRow: {

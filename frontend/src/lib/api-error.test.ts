@@ -57,6 +57,23 @@ describe("ApiError", () => {
     );
   });
 
+  it("shows a refusal that names its field in plain words as it is, without a dotted path", () => {
+    const err = ApiError.fromResponse(response(422), {
+      error: "validation_error",
+      detail: [
+        {
+          loc: ["body", "files"],
+          msg: "file 1 (capture.pcap) contains a NUL byte (\\0) at line 3; perflab stores text — is this a binary file?",
+          type: "unstorable_value",
+        },
+      ],
+    });
+    expect(err.message).toBe(
+      "file 1 (capture.pcap) contains a NUL byte (\\0) at line 3; perflab stores text — is this a binary file?",
+    );
+    expect(err.fieldMessage("files")).toContain("NUL byte");
+  });
+
   it("describes odd details without crashing", () => {
     expect(describeDetail({ missing: ["proxy"] })).toBe('{"missing":["proxy"]}');
     expect(fieldErrors("nope")).toEqual([]);

@@ -5,7 +5,12 @@ export interface FieldError {
   /** Dotted path without the "body"/"query"/"path" prefix, e.g. "name" or "scopes.0". */
   field: string;
   message: string;
+  /** The message names its field in plain words ("file 1 (a.log) contains a NUL byte ..."): shown as is. */
+  named?: boolean;
 }
+
+// The server's `type` for refusals whose message is a whole sentence naming the field (schemas_base.py).
+const NAMED_TYPES = new Set(["unstorable_value"]);
 
 export class ApiError extends Error {
   readonly status: number;
@@ -58,11 +63,13 @@ export function fieldErrors(detail: unknown): FieldError[] {
   const out: FieldError[] = [];
   for (const item of detail) {
     if (item === null || typeof item !== "object") continue;
-    const { loc, msg } = item as { loc?: unknown; msg?: unknown };
+    const { loc, msg, type } = item as { loc?: unknown; msg?: unknown; type?: unknown };
     if (typeof msg !== "string") continue;
     const parts = Array.isArray(loc) ? loc.map(String) : [];
     if (parts.length > 1 && parts[0] !== undefined && LOC_PREFIXES.has(parts[0])) parts.shift();
-    out.push({ field: parts.join("."), message: stripValueError(msg) });
+    const error: FieldError = { field: parts.join("."), message: stripValueError(msg) };
+    if (typeof type === "string" && NAMED_TYPES.has(type)) error.named = true;
+    out.push(error);
   }
   return out;
 }
@@ -76,7 +83,7 @@ function stripValueError(msg: string): string {
 export function describeDetail(detail: unknown, fields: FieldError[] = fieldErrors(detail)): string {
   if (typeof detail === "string") return detail;
   if (fields.length > 0)
-    return fields.map((f) => (f.field ? `${f.field}: ${f.message}` : f.message)).join("; ");
+    return fields.map((f) => (f.field && !f.named ? `${f.field}: ${f.message}` : f.message)).join("; ");
   if (detail !== null && detail !== undefined && typeof detail === "object") {
     try {
       return JSON.stringify(detail);

@@ -23,7 +23,7 @@ A finding is a dict::
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,6 +139,17 @@ def make_finding(data: RunData, rule_id: str, severity: str, title: str, evidenc
     docs = next(r.docs for r in RULES if r.id == rule_id)
     return {"rule": rule_id, "severity": severity, "experiment": data.experiment, "run_id": data.run_id,
             "title": title, "evidence": evidence, "suggestion": suggestion, "docs": docs}
+
+
+# The syscall a traced server reads each request with (nginx's recv of the client's request).
+REQUEST_SYSCALL = "recvfrom"
+
+
+def strace_requests(rows: Mapping[str, Mapping[str, Any]]) -> int:
+    """Requests the traced process read during its strace -c window, from its own table: its recvfrom
+    calls (0 when it made none: the requests are unknown). One definition for every "per request"
+    figure: the copy-bound-proxy finding and the compare page's syscall table."""
+    return int((rows.get(REQUEST_SYSCALL) or {}).get("calls") or 0)
 
 
 def num(x: float) -> str:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import math
 
-from perflab.findings.rules.base import Evidence, Finding, RunData, make_finding, num, rule, series_evidence
+from perflab.findings.rules.base import (
+    Evidence,
+    Finding,
+    RunData,
+    make_finding,
+    num,
+    rule,
+    series_evidence,
+    strace_requests,
+)
 
 # -- copy-bound proxy ----------------------------------------------------------------------------------
 
@@ -45,7 +54,7 @@ def copy_bound_proxy(data: RunData) -> list[Finding]:
         pair = max(pairs, key=lambda p: sum(float(rows.get(s, {}).get("pct_time") or 0) for s in p))
         share = sum(float(rows.get(s, {}).get("pct_time") or 0) for s in pair)
         calls = sum(int(rows.get(s, {}).get("calls") or 0) for s in pair)
-        requests = int(rows.get("recvfrom", {}).get("calls") or 0)
+        requests = strace_requests(rows)
         if share < COPY_SHARE_PCT or requests == 0 or calls / requests < COPY_CALLS_PER_REQUEST:
             continue
         sy = data.series_mean("vmstat", "sy")

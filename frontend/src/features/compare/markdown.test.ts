@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { verdictLabel } from "./format";
 import { comparisonMarkdown, mdEscape } from "./markdown";
 
 const reply = {
@@ -114,6 +115,50 @@ describe("comparisonMarkdown", () => {
     expect(md.split("\n")[2]).toContain(
       "(-47.5%, ? not decided: 3 vs 3 runs detect about ±9.8%; ~14 more a side would decide)",
     );
+  });
+
+  it("lists syscalls per request, with the window's calls beside", () => {
+    // writev of the capture's proxy (strace -c medians): direct 13,302 calls at 4.00 a request, default
+    // 58,738 at 8.51; a table without recvfrom says its requests are unknown.
+    const cell = (calls: number, perReq: number | null, delta: number | null, verdict: string) => ({
+      n: 3,
+      calls,
+      calls_per_request: perReq,
+      calls_per_request_delta_pct: delta,
+      calls_per_request_verdict: verdict,
+    });
+    const md = comparisonMarkdown({
+      ...reply,
+      syscalls: [
+        {
+          role: "proxy",
+          process: "nginx",
+          totals: {},
+          rows: [
+            {
+              syscall: "writev",
+              change_score: 0.5,
+              summary: {},
+              cells: {
+                direct: cell(13302, 4, 0, "equivalent"),
+                default: cell(58738, 8.512, 112.8, "increased"),
+              },
+            },
+            {
+              syscall: "brk",
+              change_score: 0,
+              summary: {},
+              cells: { direct: cell(3, null, null, "no_data"), default: cell(3, null, null, "not_decided") },
+            },
+          ],
+        },
+      ],
+    } as unknown as Parameters<typeof comparisonMarkdown>[0]);
+    expect(md).toContain("Syscalls per request, proxy · nginx (strace -c; calls/req");
+    expect(md).toContain(
+      `| writev | 4.00 calls/req (13,302 calls) | 8.51 calls/req (58,738 calls) +113% ${verdictLabel("increased")} |`,
+    );
+    expect(md).toContain("| brk | requests unknown (3 calls) | requests unknown (3 calls) |");
   });
 
   it("keeps names inert and inside their cell", () => {

@@ -18,7 +18,49 @@ export function mdEscape(text: string): string {
 type MarkdownInput = Pick<
   CompareReply,
   "baseline" | "experiments" | "columns" | "results" | "method" | "validity" | "changes"
->;
+> &
+  Partial<Pick<CompareReply, "syscalls">>;
+
+// Syscalls most changed first; a write-up needs the few that moved, the page has the rest.
+const MD_SYSCALL_ROWS = 8;
+
+/** Per strace -c table: calls per request of the most changed syscalls, the window's raw calls beside. */
+function syscallsMarkdown(reply: MarkdownInput): string {
+  let out = "";
+  for (const table of reply.syscalls ?? []) {
+    out +=
+      `\nSyscalls per request, ${mdEscape(table.role)} · ${mdEscape(table.process)} ` +
+      "(strace -c; calls/req, the window's calls in brackets):\n\n";
+    out += `| syscall | ${reply.experiments.map(mdEscape).join(" | ")} |\n`;
+    out += `|---${"|---:".repeat(reply.experiments.length)}|\n`;
+    const rows = [...table.rows].sort((a, b) => b.change_score - a.change_score);
+    for (const row of rows.slice(0, MD_SYSCALL_ROWS)) {
+      const cells = [mdEscape(row.syscall)];
+      for (const n of reply.experiments) {
+        const sc = row.cells[n];
+        if (!sc?.n) {
+          cells.push("-");
+          continue;
+        }
+        const raw = `${formatValue(sc.calls, "calls")} calls`;
+        if (!isNum(sc.calls_per_request)) {
+          cells.push(`requests unknown (${raw})`);
+          continue;
+        }
+        let text = `${formatValue(sc.calls_per_request, "")} calls/req (${raw})`;
+        const verdict = sc.calls_per_request_verdict;
+        if (n !== reply.baseline && verdict) {
+          if (isNum(sc.calls_per_request_delta_pct))
+            text += ` ${formatDeltaPct(sc.calls_per_request_delta_pct)}`;
+          text += ` ${MD_VERDICTS[verdict] ?? verdictLabel(verdict)}`;
+        }
+        cells.push(text);
+      }
+      out += `| ${cells.join(" | ")} |\n`;
+    }
+  }
+  return out;
+}
 
 // Verdicts read at a glance in a pull request.
 const MD_VERDICTS: Partial<Record<string, string>> = {
@@ -94,6 +136,7 @@ export function comparisonMarkdown(reply: MarkdownInput, link?: string | null): 
       out += `- ${mdEscape(cs.experiment)}: \`${mdEscape(k.knob)}\` ${mdEscape(k.before)} -> ${mdEscape(k.after)}\n`;
     }
   }
+  out += syscallsMarkdown(reply);
   if (link) out += `\n[Open this comparison in perflab](${link})\n`;
   return out;
 }

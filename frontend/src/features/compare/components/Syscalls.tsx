@@ -1,5 +1,7 @@
-// strace -c side by side: per syscall the calls (and seconds) of each experiment, with the change
-// against the baseline, most changed first, e.g. `readv 305123 (2.28s) -> 691405 (3.53s)`.
+// strace -c side by side: per syscall the calls per request of each experiment (the window's calls
+// divided by the requests the traced process read in it), with the change and verdict against the
+// baseline, most changed first; the window's raw calls and seconds stay beside, smaller. Compared per
+// request because an experiment that served more requests makes more calls without being worse.
 import { useState } from "react";
 import { formatInt, isNum } from "@/lib/format";
 import type { CompareReply, SyscallTable } from "../api";
@@ -18,7 +20,8 @@ function Table({ reply, table }: { reply: CompareReply; table: SyscallTable }) {
       <h3 className="cmp-subhead">
         {table.role} · {table.process}{" "}
         <span className="faint" style={{ fontWeight: 400 }}>
-          strace -c, median over runs, sorted by change
+          strace -c, median over runs, per request (requests: the process's recvfrom calls in the window),
+          sorted by change
         </span>
       </h3>
       <div className="table-wrap">
@@ -33,7 +36,7 @@ function Table({ reply, table }: { reply: CompareReply; table: SyscallTable }) {
                 <th key={c.id} scope="col" className="num">
                   {c.name}
                   {c.is_baseline ? <span className="faint"> (baseline)</span> : null}
-                  <span className="cmp-sc-sub">calls (seconds) · µs/call</span>
+                  <span className="cmp-sc-sub">per request · calls (seconds) in the window</span>
                 </th>
               ))}
               {others.length === 1 ? <th scope="col">Change</th> : null}
@@ -54,21 +57,43 @@ function Table({ reply, table }: { reply: CompareReply; table: SyscallTable }) {
                       </td>
                     );
                   }
+                  const verdict = sc.calls_per_request_verdict;
                   return (
-                    <td key={c.id} className={`num${c.is_baseline ? " cmp-base" : ""}`}>
-                      <span className="cmp-value">{formatInt(sc.calls)}</span>{" "}
-                      <span className="muted">({isNum(sc.seconds) ? `${sc.seconds.toFixed(2)}s` : "—"})</span>
-                      {!c.is_baseline && isNum(sc.calls_delta_pct) ? (
-                        <span className="muted"> {formatChange(sc.calls_delta_pct)}</span>
+                    <td
+                      key={c.id}
+                      className={`num${c.is_baseline ? " cmp-base" : ""}`}
+                      data-testid="syscall-cell"
+                      title={sc.per_request_note ?? undefined}
+                    >
+                      {isNum(sc.calls_per_request) ? (
+                        <span className="cmp-value">{formatValue(sc.calls_per_request, "")}/req</span>
+                      ) : (
+                        <span className="faint">requests unknown</span>
+                      )}
+                      {sc.per_request_note && isNum(sc.calls_per_request) ? (
+                        <span className="faint" title={sc.per_request_note}>
+                          {" "}
+                          <span aria-hidden="true">⚠</span>
+                          <span className="sr-only">{sc.per_request_note}</span>
+                        </span>
+                      ) : null}
+                      {!c.is_baseline && isNum(sc.calls_per_request_delta_pct) ? (
+                        <span className="muted"> {formatChange(sc.calls_per_request_delta_pct)}</span>
+                      ) : null}
+                      {!c.is_baseline && verdict && verdict !== "no_data" ? (
+                        <>
+                          {" "}
+                          <VerdictChip
+                            verdict={verdict}
+                            title={sc.calls_per_request_undecided_reason ?? undefined}
+                          />
+                        </>
                       ) : null}
                       <span className="cmp-sc-sub">
-                        {isNum(sc.usecs_per_call) ? `${formatValue(sc.usecs_per_call, "")} µs/call` : ""}
-                        {!c.is_baseline && sc.calls_verdict && sc.calls_verdict !== "no_data" ? (
-                          <>
-                            {" "}
-                            <VerdictChip verdict={sc.calls_verdict} />
-                          </>
-                        ) : null}
+                        {formatInt(sc.calls)} calls ({isNum(sc.seconds) ? `${sc.seconds.toFixed(2)}s` : "—"})
+                        {isNum(sc.usecs_per_request)
+                          ? ` · ${formatValue(sc.usecs_per_request, "")} µs/req`
+                          : ""}
                       </span>
                     </td>
                   );
