@@ -108,3 +108,23 @@ def test_a_damaged_stored_tree_is_rebuilt_not_served(
     r = client.get(f"/api/profiles/{a}/tree")
     assert r.status_code == 503 and "retry" in r.json()["detail"]
     assert client.get(f"/api/profiles/{a}/tree").json() == expected
+
+
+def test_a_refused_upload_leaves_nothing_stored(client: TestClient, run_id: str) -> None:  # noqa: F811
+    """The body goes to storage before it is parsed: a refused one is removed again."""
+    from perflab.config import get_settings
+
+    store = get_settings().artifacts_dir
+
+    def objects() -> set[str]:
+        return {p.name for p in store.rglob("*") if p.is_file()}
+
+    before = objects()
+    bad = _upload(client, run_id, b"a;b 1\nnot a folded line\n", name="bad.folded")
+    # 200 stacks of 4,097 frames under their own roots: 819,400 call paths, past the limit.
+    bomb = _upload(client, run_id, b"".join(f"a{i};".encode() + b"b;" * 4095 + b"c 1\n" for i in range(200)))
+
+    assert bad.status_code == 422 and "line 2" in bad.json()["detail"]
+    assert bomb.status_code == 413 and "distinct call paths" in bomb.json()["detail"]
+    assert objects() == before
+    assert client.get(f"/api/runs/{run_id}/profiles").json() == []
