@@ -17,6 +17,14 @@ shared; the best run is the least disturbed). Also measured: the same on one cop
 captures (5 MB, where our caches help least), and diff_profiles on two synthetic profiles of
 50,000 distinct frames (CPU time, target <= 200 ms). Results: bench/results/profiles.json.
 
+Upload (issue 21, ``--only upload``): what a user types against a real server (tests/system/harness.py),
+``perflab-agent upload --flamegraph`` of a flamegraph.pl SVG of 50,000 frames and of a folded file of
+200,000 distinct frames, each beside its peer measured in the same run: the pure parse of the same
+file in this process (perflab/profiles/parsing.parse_bytes: parse, call tree, function table, folded
+stacks), alternated, best of --repeat. Also recorded: the server's peak memory (with its parser
+processes) and /api/health's worst answer during each upload, and the time and peak memory of
+/tree and /diff of the uploaded profiles (read from the stored call tree).
+
 Import (issue 13, ``--only import``): the full import of a folded profile of 100,000 distinct
 frames and of a flamegraph.pl SVG of it (parse, function table, stored stacks, the original as an
 artifact, committed to a real PostgreSQL: PERFLAB_BENCH_DATABASE_URL or PERFLAB_TEST_DATABASE_URL,
@@ -203,7 +211,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--stackcollapse", help="path to FlameGraph's stackcollapse-perf.pl")
     ap.add_argument("--flamegraph-git", help="a FlameGraph git directory to take the script from")
     ap.add_argument("--keep", action="store_true", help="keep the generated input")
-    ap.add_argument("--only", choices=("fold", "diff", "import"), help="rerun one part, keep the other's figures")
+    ap.add_argument("--only", choices=("fold", "diff", "import", "upload"),
+                    help="rerun one part, keep the other's figures")
     args = ap.parse_args(argv)
     previous = json.loads(RESULTS.read_text()) if args.only and RESULTS.exists() else {}
 
@@ -215,6 +224,8 @@ def main(argv: list[str]) -> int:
             result.update(fold_part(args, workdir))
         if args.only in (None, "import"):
             result["import"] = import_bench(workdir, args.repeat)
+        if args.only in (None, "upload"):
+            result["upload"] = upload_bench(workdir, args.repeat)
         if args.only in (None, "diff"):
             diff = diff_bench(max(args.repeat, 7))
             print(f"diff of two {diff['frames']} frame profiles: {diff['diff_ms']} ms CPU "
@@ -234,7 +245,7 @@ def main(argv: list[str]) -> int:
         RESULTS.write_text(json.dumps(result, indent=2) + "\n")
         print(f"results in {RESULTS.relative_to(ROOT)}")
         folds = [result.get(k, {}) for k in ("fold_perf_script", "fold_perf_script_small")]
-        if args.only == "import":
+        if args.only in ("import", "upload"):
             return 0
         return 0 if all(f.get("same_output", False) for f in folds) else 1
     finally:
@@ -396,6 +407,130 @@ def import_bench(workdir: Path, repeat: int) -> dict[str, Any]:
     print(f"import of 100k frames: folded {out['folded_import_s']} s ({out['folded_ratio_to_peer']}x), "
           f"svg {out['svg_mb']} MB {out['svg_import_s']} s ({out['svg_ratio_to_peer']}x); "
           f"perflab parse vmstat {out['vmstat_mb']} MB: {out['peer_parse_vmstat_s']} s", flush=True)
+    return out
+
+
+def _agent_upload(url: str, token: str, run_id: str, path: Path) -> tuple[float, str]:
+    """`perflab-agent upload --run RUN --flamegraph FILE`, as typed; wall seconds and its output."""
+    env = {**os.environ, "PERFLAB_SERVER": url, "PERFLAB_TOKEN": token, "PYTHONPATH": str(ROOT / "agents")}
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "perflab_agent", "upload", "--run", run_id, "--flamegraph", str(path)],
+                         env=env, capture_output=True, text=True)
+    took = time.perf_counter() - t0
+    if out.returncode != 0:
+        raise SystemExit(f"perflab-agent upload failed: {out.stderr[-2000:]}")
+    return took, out.stdout.strip()
+
+
+def _get(url: str, token: str) -> bytes:
+    import urllib.request
+
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(req, timeout=600) as r:
+        return bytes(r.read())
+
+
+def upload_bench(workdir: Path, repeat: int) -> dict[str, Any]:
+    """See the module docstring (``--only upload``)."""
+    import tempfile as _tempfile
+    import urllib.request
+
+    sys.path.insert(0, str(ROOT))
+    from perflab.profiles import parsing
+
+    from bench.common import bench_database
+    from tests.system.harness import Server
+    from tests.system.test_http_hardening import HealthWatch
+    from tests.system.test_memory_budget import Peak
+
+    files = {
+        "svg_50k": workdir / "app-50k.svg",
+        "folded_200k": workdir / "app-200k.folded",
+    }
+    files["svg_50k"].write_bytes(flamegraph_svg(synthetic(50_000, 3), workdir))
+    files["folded_200k"].write_bytes(to_folded(Profile(synthetic(200_000, 4))))
+
+    def pure_parse(path: Path) -> float:
+        with _tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            parsing.parse_bytes(path.read_bytes(), name=path.name, unit=None, max_bytes=1 << 30,
+                                profile_id=uuid.uuid4(), run_id=uuid.uuid4(), functions_path=f"{tmp}/f")
+            return time.perf_counter() - t0
+
+    out: dict[str, Any] = {}
+    with bench_database("upload") as url:
+        os.environ["PERFLAB_DATABASE_URL"] = url
+        from perflab.cli import migrate
+        from perflab.db import unit_of_work
+        from perflab.projects import service as projects
+        from perflab.tokens import service as tokens
+
+        migrate(url)
+        with unit_of_work() as s:
+            project = projects.create_project(s, name="bench", slug="bench")
+            token, _ = tokens.create_token(s, project=project, name="bench", scopes=["ingest", "read"])
+        server = Server(url, workdir / "server-home")
+        server.start()
+        try:
+            run_id = str(uuid.uuid4())
+            req = urllib.request.Request(f"{server.url}/api/agent/runs", method="POST", data=json.dumps(
+                {"run_id": run_id, "experiment": "profiles", "wait_for_roles": []}).encode(), headers={
+                "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+            urllib.request.urlopen(req).read()
+            # Warm up: the first upload starts the parser pool (its imports are not an upload's cost).
+            warm = workdir / "warm.folded"
+            warm.write_bytes(b"a;b 1\n")
+            _agent_upload(server.url, token, run_id, warm)
+            assert server.proc is not None
+            ids: dict[str, str] = {}
+            for key, path in files.items():
+                peer: list[float] = []
+                up: list[float] = []
+                health: list[float] = []
+                grew: list[int] = []
+                for _ in range(repeat):  # alternate, best of each: the machine is shared
+                    peer.append(pure_parse(path))
+                    with HealthWatch(server.url, timeout_s=60, interval_s=0.02) as hw, Peak(server.proc.pid) as pk:
+                        took, printed = _agent_upload(server.url, token, run_id, path)
+                    up.append(took)
+                    health.append(hw.worst)
+                    grew.append(pk.peak - pk.before)
+                ids[key] = printed.split("profile ", 1)[1].split(" ", 1)[0]
+                out[key] = {
+                    "mb": round(path.stat().st_size / 1e6, 1),
+                    "agent_upload_s": round(min(up), 3), "upload_runs_s": [round(t, 3) for t in up],
+                    "peer_pure_parse_s": round(min(peer), 3), "peer_runs_s": [round(t, 3) for t in peer],
+                    "ratio_to_peer": round(min(up) / min(peer), 2),
+                    "health_worst_s": round(max(health), 3),
+                    "server_peak_growth_mib": round(max(grew) / (1 << 20), 1),
+                    # What the user reads, without this machine's temporary path.
+                    "agent_output": printed.split(": ", 1)[-1],
+                }
+                print(f"upload {key} ({out[key]['mb']} MB): perflab-agent {out[key]['agent_upload_s']} s, pure parse "
+                      f"{out[key]['peer_pure_parse_s']} s ({out[key]['ratio_to_peer']}x); health worst "
+                      f"{out[key]['health_worst_s']} s, server +{out[key]['server_peak_growth_mib']} MiB", flush=True)
+            base = f"{server.url}/api/profiles/{ids['folded_200k']}"
+            for view, link in (("tree", f"{base}/tree"), ("diff", f"{base}/diff?other={ids['svg_50k']}")):
+                times: list[float] = []
+                grew = []
+                health = []
+                for _ in range(repeat):
+                    with HealthWatch(server.url, timeout_s=60, interval_s=0.02) as hw, Peak(server.proc.pid) as pk:
+                        t0 = time.perf_counter()
+                        size = len(_get(link, token))
+                        times.append(time.perf_counter() - t0)
+                    grew.append(pk.peak - pk.before)
+                    health.append(hw.worst)
+                out[f"{view}_of_folded_200k"] = {
+                    "s": round(min(times), 3), "runs_s": [round(t, 3) for t in times], "answer_kb": size // 1000,
+                    "server_peak_growth_mib": round(max(grew) / (1 << 20), 1), "health_worst_s": round(max(health), 3)}
+                print(f"{view} of the 200k profile: {min(times):.2f} s, +{max(grew) / (1 << 20):.0f} MiB, "
+                      f"health worst {max(health):.2f} s", flush=True)
+        finally:
+            server.stop()
+    out["note"] = ("perflab-agent upload (a new process, as typed) against a real server: body streamed to storage, "
+                   "parsed in a parser process, stored with its call tree; peer = parse_bytes of the same file in "
+                   "this process. Peak memory: server plus its parser processes.")
     return out
 
 

@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     # Parse ingested lines in parse workers (a thread in every serve process, `perflab worker` on other
     # hosts) instead of in the ingest request: ingest/workers.py. Off: the request parses, as before.
     parse_workers: bool = False
+    # Profile uploads are parsed in this many pool processes at once (profiles/parsing.py); more wait
+    # their turn. 0: in the request's thread (holds the interpreter lock for the whole parse).
+    profile_parsers: int = Field(default=2, ge=0, le=64)
     s3_endpoint: str | None = None
     s3_bucket: str | None = None
     s3_access_key_id: str | None = None

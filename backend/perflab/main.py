@@ -36,6 +36,7 @@ from perflab.middleware import (
     HostAllowListMiddleware,
     SecurityHeadersMiddleware,
 )
+from perflab.profiles import parsing as profile_parsing
 from perflab.schemas_base import check_params
 
 log = logging.getLogger(__name__)
@@ -112,6 +113,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             await task
         # The live pages' listening thread and feeds (cluster/live.py).
         live.close(app.state)
+        # The profile parser processes (profiles/parsing.py).
+        profile_parsing.shutdown()
 
 
 def create_app() -> FastAPI:

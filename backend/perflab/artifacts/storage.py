@@ -281,7 +281,11 @@ def s3_storage(settings: Settings | None = None) -> S3Storage:
 
 def get_storage() -> Storage:
     """Object storage when a bucket is configured, else the data directory."""
-    settings = get_settings()
+    return storage_for(get_settings())
+
+
+def storage_for(settings: Settings) -> Storage:
+    """:func:`get_storage` of given settings (a worker process is handed its server's)."""
     if settings.s3_bucket:
         return s3_storage(settings)
     return local_storage(settings)

@@ -1,4 +1,5 @@
-"""`perflab profile show PROFILE_ID [--json]`: unit, total, frames, lossy, top functions."""
+"""`perflab profile show PROFILE_ID [--json]`: unit, total, frames, lossy, top functions.
+`perflab profile derive`: build the stored call tree of profiles uploaded before trees were stored."""
 
 from __future__ import annotations
 
@@ -59,6 +60,16 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _derive(args: argparse.Namespace) -> int:
+    from perflab.db import unit_of_work
+    from perflab.profiles import service
+
+    with unit_of_work() as db:
+        built = service.derive_missing(db, limit=args.limit)
+    print(f"built the call tree of {built} profile{'s' if built != 1 else ''}")
+    return 0
+
+
 def register(sub: Any) -> None:
     profile = sub.add_parser("profile", help="inspect stored profiles").add_subparsers(
         dest="profile_command", required=True
@@ -67,3 +78,7 @@ def register(sub: Any) -> None:
     s.add_argument("profile_id")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=_show)
+    d = profile.add_parser(
+        "derive", help="store the call tree of profiles uploaded before it was stored (else built on first view)")
+    d.add_argument("--limit", type=int, default=None, help="at most this many profiles")
+    d.set_defaults(func=_derive)

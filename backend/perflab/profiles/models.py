@@ -1,8 +1,9 @@
 """A profile is a flame graph of one run (and role), kept as folded stacks plus its function table.
 
-The folded stacks are the profile: gzip-compressed, in the unit stored beside them; everything
-else (tree, diff) is computed from them on request. The original upload stays an artifact, only
-ever served as a download. Both tables carry run_id (Citus distributes by run).
+The folded stacks are the profile: gzip-compressed, in the unit stored beside them. Its call tree
+is stored too, built once at upload (``tree_z``): the tree and diff views read it instead of
+parsing the folded text again on every read. The original upload stays an artifact, only ever
+served as a download. Both tables carry run_id (Citus distributes by run).
 """
 
 from __future__ import annotations
@@ -55,8 +56,13 @@ class Profile(CreatedAt, Base):
     lossy: Mapped[bool] = mapped_column(Boolean, default=False)
     tolerance: Mapped[float | None] = mapped_column(Double)
     warnings: Mapped[list[str]] = mapped_column(JSONB, default=list)
-    # to_folded() output, gzip-compressed: "frame;frame;... count\n", sorted.
-    folded_gz: Mapped[bytes] = mapped_column(LargeBinary)
+    # to_folded() output, gzip-compressed: "frame;frame;... count\n", sorted. Deferred like tree_z:
+    # listing a run's profiles must not fetch every profile's stacks.
+    folded_gz: Mapped[bytes] = mapped_column(LargeBinary, deferred=True)
+    # The call tree (parsers/profiles/calltree.py CallTree.encode()), stored with the profile: in
+    # the same transaction as the row and its functions, removed by the same cascade, a few bytes
+    # a node compressed. Null for profiles stored before it existed: built on first read, once.
+    tree_z: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
     # The upload as it came (an SVG keeps its script: download only, never rendered).
     artifact_id: Mapped[int | None] = mapped_column(ForeignKey("artifact.id", ondelete="SET NULL"))
     # In the trash since then (alone, or with its run at the same instant).

@@ -1,17 +1,23 @@
 """Profile routes: upload to a run, metadata, tree, functions, diff, and the original as a download.
 
 Tree and diff bodies are built as plain JSON (tens of thousands of nodes: validating each one
-through pydantic would cost more than computing it); the response models document their shape.
+through pydantic would cost more than computing it), from the call tree stored at upload, in a
+parser process when the tree is large; the response models document their shape.
 """
 
 from __future__ import annotations
 
+import tempfile
+import uuid
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
+import anyio
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
+from perflab.artifacts import service as artifacts_service
 from perflab.artifacts.download import download_headers
 from perflab.deps import (
     OneHopRoute,
@@ -89,10 +95,43 @@ async def upload_profile(
 ) -> ProfileCreated:
     """The body is the file as it is (folded, perf script, flamegraph.pl SVG, sample-bt), gzip
     or not. 422 names the line that is wrong; 413 when it is too large once decompressed."""
-    data = await request.body()
-    row = await run_in_threadpool(
-        lambda: service.import_profile(db, run=run, data=data, name=name, role=role, unit=unit)
-    )
+    # The body streams to artifact storage as it arrives (never whole in memory), a parser process
+    # reads it from there (profiles/parsing.py: the server's threads and memory are not the parse's),
+    # then the profile, its call tree and its functions are stored in one transaction.
+    body = request.stream()
+
+    def chunks() -> Iterator[bytes]:
+        # Pulled from the event loop by the thread that writes them to storage (BodyLimitMiddleware
+        # has capped and inflated them).
+        while True:
+            try:
+                chunk = anyio.from_thread.run(body.__anext__)
+            except StopAsyncIteration:
+                return
+            if chunk:
+                yield chunk
+
+    stored = await run_in_threadpool(artifacts_service.put_stream, chunks())
+    profile_id = uuid.uuid4()
+    try:
+        with tempfile.TemporaryDirectory(prefix="perflab-profile-") as workdir:
+            parsed = await service.parse_stored(stored, run_id=run.id, profile_id=profile_id, name=name, unit=unit,
+                                                workdir=workdir)
+
+            def store() -> Profile:
+                # One thread hop, committed in it (see deps.releases_connection).
+                artifact = artifacts_service.add_stored(db, project_id=run.project_id, run_id=run.id,
+                                                        kind="flamegraph", name=name or "profile", stored=stored,
+                                                        role=role)
+                row = service.add_parsed(db, run=run, profile_id=profile_id, artifact=artifact, parsed=parsed,
+                                         name=name, role=role)
+                db.commit()
+                return row
+
+            row = await run_in_threadpool(store)
+    except BaseException:
+        artifacts_service.discard(stored)
+        raise
     return ProfileCreated(
         profile_id=row.id, format=row.format, unit=row.unit, total=row.total, frames=row.frames,
         lossy=row.lossy, warnings=list(row.warnings),
@@ -137,10 +176,12 @@ MinShare = Annotated[
 
 @router.get("/api/profiles/{profile_id}/tree", response_model=ProfileTree)
 def get_tree(
-    profile: ReadableProfile, max_nodes: MaxNodes = service.DEFAULT_VIEW_NODES, min_share: MinShare = 0.0
+    profile: ReadableProfile, db: SessionDep, max_nodes: MaxNodes = service.DEFAULT_VIEW_NODES,
+    min_share: MinShare = 0.0,
 ) -> Response:
     """The call tree, bounded: ``pruned`` says how many frames were left out and what they held."""
-    return JSONResponse(service.tree(profile, max_nodes=max_nodes, min_share=min_share))
+    # Read from the tree stored at upload (no parsing).
+    return Response(service.tree(db, profile, max_nodes=max_nodes, min_share=min_share), media_type="application/json")
 
 
 @router.get("/api/profiles/{profile_id}/functions", response_model=FunctionTable)
@@ -164,12 +205,14 @@ def get_functions(
 def get_diff(
     profile: ReadableProfile,
     other: OtherProfile,
+    db: SessionDep,
     max_nodes: MaxNodes = service.DEFAULT_VIEW_NODES,
     min_share: MinShare = 0.0,
 ) -> Response:
     """``profile`` is the baseline; ``other`` is scaled to its total (see ``factor``). Bounded
     like the tree (``pruned``), with the largest function changes first (``functions_total``)."""
-    return JSONResponse(service.diff(profile, other, max_nodes=max_nodes, min_share=min_share))
+    return Response(service.diff(db, profile, other, max_nodes=max_nodes, min_share=min_share),
+                    media_type="application/json")
 
 
 @router.get("/api/profiles/{profile_id}/original", response_class=Response)
@@ -183,10 +226,10 @@ def download_original(profile: ReadableProfile, db: SessionDep) -> Response:
 
 
 @router.get("/api/profiles/{profile_id}/folded", response_class=Response)
-def download_folded(profile: ReadableProfile) -> Response:
+def download_folded(profile: ReadableProfile, db: SessionDep) -> Response:
     """The stacks as folded text (flamegraph.pl's input), a download like the original."""
     return Response(
-        service.folded(profile),
+        service.folded(db, profile),
         media_type="application/octet-stream",
         headers=download_headers(f"{profile.name}.folded", fallback="profile.folded"),
     )

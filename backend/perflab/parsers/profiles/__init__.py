@@ -27,6 +27,9 @@ API::
     tree(profile) -> dict             # {"names": [...], "nodes": [[name_idx, self, total, parent_idx]]}
     function_table(profile) -> list[FunctionRow]        # name, self, total
     diff_profiles(base, other) -> ProfileDiff           # merged tree, per-function deltas, factor
+    build_call_tree(profile) -> CallTree                # the stored form of the tree (calltree.py):
+    decode_call_tree(data) -> CallTree                  #   CallTree.encode() / .view() / .function_table()
+    diff_trees(base, other) -> ProfileDiff              # diff_profiles of two stored trees
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ from __future__ import annotations
 import re
 
 from ._input import DEFAULT_MAX_BYTES, decode_text, detect_format, read_capped
+from .calltree import CallTree, diff_trees
+from .calltree import build as build_call_tree
+from .calltree import decode as decode_call_tree
 from .folded import parse_folded
 from .model import (
     MAX_DEPTH,
@@ -65,13 +71,17 @@ __all__ = [
     "PRUNED",
     "TREE_MAX_NODES",
     "TRUNCATED",
+    "CallTree",
     "FunctionDelta",
     "FunctionRow",
     "Profile",
     "ProfileDiff",
     "ProfileError",
+    "build_call_tree",
+    "decode_call_tree",
     "detect_format",
     "diff_profiles",
+    "diff_trees",
     "function_table",
     "load_folded",
     "load_profile",

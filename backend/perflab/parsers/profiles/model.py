@@ -487,14 +487,21 @@ def tree(profile: Profile, *, max_nodes: int = TREE_MAX_NODES, min_share: float 
     """
     with _no_gc():
         trie = _Trie.build([profile.stacks])
-        total = trie.totals()[0]
-        keep, floor = _keep(total, max(1, max_nodes), min_share * profile.total)
-        names, rows, pruned, pruned_name = _pruned_rows(trie, keep, [trie.self_[0], total])
+    return tree_of(trie, unit=profile.unit, total=profile.total, max_nodes=max_nodes, min_share=min_share)
+
+
+def tree_of(trie: _Trie, *, unit: str, total: int, max_nodes: int = TREE_MAX_NODES, min_share: float = 0.0) -> JSON:
+    """:func:`tree` of an already built one-column trie (a stored call tree, see calltree.py)."""
+    with _no_gc():
+        totals = trie.totals()[0]
+        keep, floor = _keep(totals, max(1, max_nodes), min_share * total)
+        names, rows, pruned, pruned_name = _pruned_rows(trie, keep, [trie.self_[0], totals])
+        del totals, keep
         # A PRUNED row sums its lost siblings' totals: that is its self (it has no children).
         nodes = [[nid, t if nid == pruned_name else s, t, p] for nid, p, (s, t) in rows]
     lost = [n[2] for n in nodes if n[0] == pruned_name]
     return {
-        "unit": profile.unit, "total": profile.total, "names": names, "nodes": nodes,
+        "unit": unit, "total": total, "names": names, "nodes": nodes,
         "pruned": {"nodes": pruned, "total": sum(lost), "groups": len(lost), "max_nodes": max_nodes,
                    "min_total": floor if pruned else 0},
     }
@@ -514,8 +521,14 @@ def function_table(profile: Profile) -> list[FunctionRow]:
     """
     with _no_gc():
         trie = _Trie.build([profile.stacks], recursion=True)
-        ((fself, ftotal),) = trie.functions(trie.totals())
     profile._frames = trie.size - 1  # the import needs both: one tree, not two
+    return function_rows(trie)
+
+
+def function_rows(trie: _Trie) -> list[FunctionRow]:
+    """:func:`function_table` of a one-column trie built with ``recursion`` (or a stored one)."""
+    with _no_gc():
+        ((fself, ftotal),) = trie.functions(trie.totals())
     rows = [FunctionRow(trie.names[nid], fself[nid], t) for nid, t in enumerate(ftotal) if t]
     rows.sort(key=lambda r: (-r.total, -r.self, r.name))
     return rows
@@ -617,10 +630,16 @@ def diff_profiles(base: Profile, other: Profile) -> ProfileDiff:
     """
     with _no_gc():
         trie = _Trie.build([base.stacks, other.stacks], recursion=True, max_nodes=2 * MAX_NODES)
+    return diff_of(trie, base_total=base.total, other_total=other.total)
+
+
+def diff_of(trie: _Trie, *, base_total: int, other_total: int) -> ProfileDiff:
+    """:func:`diff_profiles` of an already merged two-column trie with ``rec`` filled."""
+    with _no_gc():
         totals = trie.totals()
         (bself, btot), (oself, otot) = trie.functions(totals)
     tb, to = totals
-    factor = base.total / other.total if other.total else 1.0
+    factor = base_total / other_total if other_total else 1.0
     names = trie.names
     # Largest normalised total change first; built from sorted plain tuples (no key function).
     ranked = sorted(
@@ -633,8 +652,8 @@ def diff_profiles(base: Profile, other: Profile) -> ProfileDiff:
         for _, _, name, s0, t0, s1, t1 in ranked
     ]
     return ProfileDiff(
-        base_total=base.total,
-        other_total=other.total,
+        base_total=base_total,
+        other_total=other_total,
         factor=factor,
         names=names,
         name=trie.name,
