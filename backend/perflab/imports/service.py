@@ -242,9 +242,10 @@ def import_run(
             kind, role = info["kind"], info["role"]
             if kind == CONFIG_KIND:
                 # A transcript's `cat /etc/nginx/nginx.conf` is stored under the file's name, as its output.
+                # Stored with the parsed form the analysis read it into: no comparison parses it again.
                 artifacts_service.store(session, project_id=project.id, run_id=run.id, kind="config",
                                         name=info.get("config_name") or file.name, data=text.encode(), role=role,
-                                        content_type="text/plain; charset=utf-8")
+                                        content_type="text/plain; charset=utf-8", parsed=data.get("parsed"))
                 continue
             if kind == FACTS_KIND:
                 facts.setdefault(role, []).append(data)
