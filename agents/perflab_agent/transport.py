@@ -157,7 +157,9 @@ class Client:
             if compress is None:
                 compress = len(data) > GZIP_MIN_BYTES
             if compress:
-                data = gzip.compress(data, compresslevel=6)
+                # Level 1: the agent runs on the machine under test, and its bodies cross a LAN. A 10 MB import
+                # compresses 4x faster than at level 6, for a body ~20% larger.
+                data = gzip.compress(data, compresslevel=1)
                 all_headers["Content-Encoding"] = "gzip"
         if content_type:
             all_headers["Content-Type"] = content_type

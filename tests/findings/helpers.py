@@ -30,7 +30,7 @@ def run_data(files: dict[str, Path | list[Path]], *, experiment: str = "exp", ro
         for path in paths if isinstance(paths, list) else [paths]:
             text = path.read_text(encoding="utf-8")
             if kind == "config":
-                data.configs.append((role, path.name, text))
+                data.configs.append((role, path.name, text, None))
                 continue
             parsed = parsers.parse(kind, text)
             if kind == "strace":

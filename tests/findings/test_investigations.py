@@ -172,7 +172,7 @@ def test_fewer_busy_workers_than_cpus_names_worker_processes() -> None:
 def test_osq_lock_under_access_log_writes_names_access_log_buffer() -> None:
     data = run_data({"config": SENDFILE / "nginx-tcp_nopush-on.conf"})
     data.configs[0] = ("proxy", "nginx.conf", data.configs[0][2].replace("access_log off;",
-                                                                         "access_log /var/log/nginx/access.log;"))
+                                                                         "access_log /var/log/nginx/access.log;"), None)
     data.profiles.append(profile_functions(LOCK / "osq-lock.folded"))
     (f,) = fired(data, "access-log-lock")
     assert f["suggestion"] == {"component": "nginx", "knob": "access_log", "from": "/var/log/nginx/access.log",
@@ -185,7 +185,7 @@ def test_osq_lock_under_access_log_writes_names_access_log_buffer() -> None:
 def test_access_log_lock_is_silent_when_buffered() -> None:
     data = run_data({"config": SENDFILE / "nginx-tcp_nopush-on.conf"})
     data.configs[0] = ("proxy", "nginx.conf", data.configs[0][2].replace(
-        "access_log off;", "access_log /var/log/nginx/access.log combined buffer=64k flush=1s;"))
+        "access_log off;", "access_log /var/log/nginx/access.log combined buffer=64k flush=1s;"), None)
     data.profiles.append(profile_functions(LOCK / "osq-lock.folded"))
     assert fired(data, "access-log-lock") == []
     unbuffered = run_data({"config": SENDFILE / "nginx-tcp_nopush-on.conf"})

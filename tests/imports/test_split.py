@@ -14,7 +14,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 from perflab.parsers import cli as parse_cli
-from perflab.parsers.split import split
+from perflab.parsers.split import one_output, split
 
 from tests.conftest import FIXTURES
 
@@ -63,6 +63,33 @@ def test_a_single_tools_output_is_one_part_spanning_the_whole_text() -> None:
             assert parts[0]["text"].strip() == text.strip()
         else:
             assert parts[0]["text"] == text
+
+
+def test_one_output_is_told_without_splitting_and_never_when_split_would_cut() -> None:
+    """An import splits only what may hold several outputs: one_output (a scan) must never say "one" for a text
+    split() cuts, on every fixture (transcripts, pastes, refused tables included), and must say it for one
+    tool's output (else the import pays for a split it did not need)."""
+    told = whole = 0
+    for path in sorted(FIXTURES.glob("**/*")):
+        if not path.is_file() or path.suffix in (".json", ".gz", ".svg", ".folded") or path.stat().st_size > 2_000_000:
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        parts = len(split(text))
+        whole += parts <= 1
+        if one_output(text):
+            told += 1
+            assert parts <= 1, (path, _parts(text))
+    # Those it leaves to split: a few blank-line separated blocks (pidstat's intervals, k6's sections), which
+    # only the detectors tell apart. 194 of 294 when written.
+    assert told >= 0.6 * whole, (told, whole)
+    banner, intervals = PIDSTAT.split("\n", 1)
+    long_pidstat = banner + "\n" + intervals * 40  # more blank-line separated blocks than split examines
+    for text in (WRK, STRACE_C, VMSTAT, long_pidstat):
+        assert one_output(text) and len(split(text)) == 1
+    for text in (PASTE, WRK + "\n" + VMSTAT, VMSTAT + "\n" + PIDSTAT):
+        assert len(split(text)) > 1 and not one_output(text), text[:80]
+    # A transcript (its prompt names the kind) and a coloured paste: split reads them.
+    assert not one_output("$ vmstat 1\n" + VMSTAT) and not one_output("\x1b[1m" + WRK)
 
 
 def test_perflab_parse_auto_reports_every_part() -> None:

@@ -263,8 +263,8 @@ def test_imports_and_reads_of_stored_data_stay_in_budget(lab: Lab, shape: str, s
 
 
 def test_nested_config_sent_by_an_agent_is_cheap_to_compare_and_share(lab: Lab) -> None:
-    """An agent's config snapshot is stored as sent (nothing parses it on the way in): a config of
-    10,000 nested blocks then meets the parser at every comparison and public share view."""
+    """An agent's config snapshot is stored as sent, with its parsed form (for a config of 10,000 nested
+    blocks, why it is not read): comparisons and public share views read that form, never the parser."""
     lab.new_run("direct")
     run = lab.new_run("nested")
     r = lab.http.post(f"/api/projects/{lab.slug}/tokens", json={"name": "agent"})

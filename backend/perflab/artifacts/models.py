@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from sqlalchemy import BigInteger, ForeignKey, String
-from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import Mapped, mapped_column
 
 from perflab.db import Base
@@ -32,3 +33,7 @@ class Artifact(CreatedAt, Base):
     storage_key: Mapped[str] = mapped_column(String(64), unique=True)
     # An attachment's reason for being kept unread ("not recognised: ..."), shown beside its download.
     note: Mapped[str] = mapped_column(String(1000), default="", server_default="")
+    # A config or sysctl snapshot's parsed form (compare.configs.parsed_form), stored with it so comparisons,
+    # share views and findings do not parse the text on every read; None for other kinds, and until the first
+    # read of a snapshot stored before forms were (which builds and keeps it).
+    parsed: Mapped[dict[str, Any] | None] = mapped_column(JSONB, nullable=True)

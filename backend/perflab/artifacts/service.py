@@ -5,17 +5,21 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from perflab.artifacts.models import Artifact
 from perflab.artifacts.storage import ArtifactMissing, Stored, get_storage
+from perflab.compare import configs
 from perflab.errors import BadInput, NotFound
 
 KINDS = ("raw", "config", "sysctl", "flamegraph", "import", "attachment", "other")
 # Config and sysctl snapshots larger than this are not read as text (diffed, or read by findings rules).
 MAX_SNAPSHOT_BYTES = 1024 * 1024
+# Kinds stored with their parsed form (artifact.parsed).
+SNAPSHOT_KINDS = ("config", "sysctl")
 
 log = logging.getLogger(__name__)
 
@@ -29,12 +33,20 @@ def clean_name(name: str) -> str:
 def store(
     session: Session, *, project_id: int, run_id: uuid.UUID | None, kind: str, name: str, data: bytes,
     role: str = "", content_type: str = "application/octet-stream", note: str = "",
+    parsed: dict[str, Any] | None = None,
 ) -> Artifact:
+    """``parsed``: a config or sysctl snapshot's parsed form when the caller has it (an import read the config
+    already); otherwise a snapshot's is built here from ``data``."""
     if kind not in KINDS:
         raise BadInput(f"artifact kind must be one of {', '.join(KINDS)}")
     key, sha = get_storage().put(data)
-    return _add_row(session, project_id=project_id, run_id=run_id, kind=kind, name=name, role=role,
-                    content_type=content_type, size=len(data), sha=sha, key=key, note=note)
+    row = _add_row(session, project_id=project_id, run_id=run_id, kind=kind, name=name, role=role,
+                   content_type=content_type, size=len(data), sha=sha, key=key, note=note)
+    if kind in SNAPSHOT_KINDS:
+        text = snapshot_text(data)
+        if text is not None:  # a larger one is never read as text: no form either
+            row.parsed = parsed if parsed is not None else configs.parsed_form(text, kind=kind)
+    return row
 
 
 def store_stream(
@@ -56,11 +68,38 @@ def put_stream(chunks: Iterable[bytes]) -> Stored:
 
 
 def add_stored(session: Session, *, project_id: int, run_id: uuid.UUID | None, kind: str, name: str, stored: Stored,
-               role: str = "", content_type: str = "application/octet-stream") -> Artifact:
+               role: str = "", content_type: str = "application/octet-stream", head: bytes | None = None) -> Artifact:
+    """``head``: the first bytes of the body as it streamed (see :class:`SnapshotHead`); a config or sysctl
+    snapshot that fits in it gets its parsed form now, without reading the stored bytes back."""
     if kind not in KINDS:
         raise BadInput(f"artifact kind must be one of {', '.join(KINDS)}")
-    return _add_row(session, project_id=project_id, run_id=run_id, kind=kind, name=name, role=role,
-                    content_type=content_type, size=stored.size, sha=stored.sha256, key=stored.key)
+    row = _add_row(session, project_id=project_id, run_id=run_id, kind=kind, name=name, role=role,
+                   content_type=content_type, size=stored.size, sha=stored.sha256, key=stored.key)
+    if kind in SNAPSHOT_KINDS and head is not None and len(head) == stored.size:
+        text = snapshot_text(head)
+        if text is not None:
+            row.parsed = configs.parsed_form(text, kind=kind)
+    return row
+
+
+class SnapshotHead:
+    """Keeps a copy of the first MAX_SNAPSHOT_BYTES + 1 bytes of a streamed body: what a snapshot's parsed form
+    is built from (a larger one is never read as text). Bounded, whatever the body's size."""
+
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        self._chunks = chunks
+        self._head = bytearray()
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._chunks:
+            room = MAX_SNAPSHOT_BYTES + 1 - len(self._head)
+            if room > 0:
+                self._head += chunk[:room]
+            yield chunk
+
+    @property
+    def head(self) -> bytes:
+        return bytes(self._head)
 
 
 def discard(stored: Stored) -> None:
@@ -112,9 +151,25 @@ def read_snapshot_text(artifact: Artifact) -> str | None:
     except OSError:
         log.warning("artifact %s: stored bytes unreadable", artifact.id, exc_info=True)
         return None
-    if b"\0" in data[:8192]:
+    return snapshot_text(data)
+
+
+def snapshot_text(data: bytes) -> str | None:
+    """A snapshot's bytes as the text comparisons read; None when binary or too large to be read."""
+    if len(data) > MAX_SNAPSHOT_BYTES or b"\0" in data[:8192]:
         return None
     return data.decode("utf-8", "replace")
+
+
+def snapshot_form(artifact: Artifact, text: str) -> dict[str, Any]:
+    """The parsed form of a config or sysctl snapshot whose text is ``text`` (configs.parsed_form): the one stored
+    with it; a snapshot stored before forms were (or by an older parse) gets its form built here, once, and
+    kept by the caller's transaction, so later reads do not parse it again."""
+    form = artifact.parsed
+    if not configs.is_current(form):
+        form = artifact.parsed = configs.parsed_form(text, kind=artifact.kind)
+    assert form is not None
+    return form
 
 
 def list_for_run(session: Session, *, run_id: uuid.UUID, kind: str | None = None) -> list[Artifact]:

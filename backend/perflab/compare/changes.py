@@ -105,7 +105,10 @@ def what_changed(session: Session, sel: Selection) -> list[ChangeSet]:
                                              to_name=f"{e.name}/{name}")
             diffs.append(FileDiff(kind=kind, name=name, role=role, status=status, diff=diff,  # type: ignore[arg-type]
                                   truncated=cut))
-            for k in configs.knob_changes(ta, tb, file=name, kind=kind):
+            # The forms stored with the snapshots: a comparison (or a share view) reads them, never parses.
+            forms = (artifacts_service.snapshot_form(a, ta) if a is not None and ta is not None else None,
+                     artifacts_service.snapshot_form(b, tb) if b is not None and tb is not None else None)
+            for k in configs.knob_changes(ta, tb, file=name, kind=kind, forms=forms):
                 knobs.append(KnobChange(component=k.component, knob=k.knob, context=k.context, before=k.before,
                                         after=k.after, file=k.file))
         run_facts = facts.get(run.id, {}) if run else {}

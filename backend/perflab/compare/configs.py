@@ -201,22 +201,80 @@ def key_values(text: str) -> dict[tuple[str, str], str]:
     return out
 
 
-def knob_changes(before: str | None, after: str | None, *, file: str, kind: str) -> list[Knob]:
+# -- the parsed form stored with a snapshot ---------------------------------------------------------------
+
+PARSED_VERSION = 1
+"""Bumped when the parse below changes what it reads: stored forms of another version are built again."""
+
+Form = dict[str, Any]
+
+
+def parsed_form(text: str, *, kind: str, nginx: dict[tuple[str, str], str] | None = None,
+                key_value: dict[tuple[str, str], str] | None = None) -> Form:
+    """What a config or sysctl snapshot says, as stored beside it (``artifact.parsed``) when it is stored, so a
+    comparison, a share view or a findings rule reads it without parsing the text again (issue 21: a nested
+    config cost every viewer seconds per page load):
+
+        {"v": PARSED_VERSION, "format": "nginx" | "key-value", "directives": [[context, directive, args], ...]}
+        {"v": PARSED_VERSION, "format": "nginx", "error": why}   # refused (blocks nested past the cap)
+
+    ``format`` is what :func:`knob_changes` reads the file as (nginx-like, else ``name = value`` lines; a sysctl
+    snapshot is always the latter). ``nginx``, ``key_value``: what :func:`nginx_directives` or :func:`key_values`
+    already read from ``text`` (an import reads a config to check its nesting and count its directives), so the
+    text is not parsed a second time."""
+    if kind == "sysctl" or not looks_like_nginx(text):
+        found = key_value if key_value is not None else key_values(text)
+        return {"v": PARSED_VERSION, "format": "key-value", "directives": _rows(found)}
+    return _nginx_form(text, nginx)
+
+
+def _nginx_form(text: str, nginx: dict[tuple[str, str], str] | None = None) -> Form:
+    if nginx is None:
+        try:
+            nginx = nginx_directives(text)
+        except ConfigError as exc:
+            return {"v": PARSED_VERSION, "format": "nginx", "error": str(exc)}
+    return {"v": PARSED_VERSION, "format": "nginx", "directives": _rows(nginx)}
+
+
+def _rows(directives: dict[tuple[str, str], str]) -> list[list[str]]:
+    return [[context, name, value] for (context, name), value in directives.items()]
+
+
+def is_current(form: Any) -> bool:
+    """Whether a stored form can be read as it is (None: stored before forms were; another version: built by
+    an older parse)."""
+    return isinstance(form, dict) and form.get("v") == PARSED_VERSION
+
+
+def directives(form: Form) -> dict[tuple[str, str], str] | None:
+    """{(context, directive): args} of a parsed form; None for a config refused when it was stored."""
+    if "error" in form:
+        return None
+    return {(context, name): value for context, name, value in form["directives"]}
+
+
+def knob_changes(before: str | None, after: str | None, *, file: str, kind: str,
+                 forms: tuple[Form | None, Form | None] = (None, None)) -> list[Knob]:
     """Directives whose value differs; a side without the directive shows `(default)`.
 
-    A file that exists on one side only yields no knobs: without the other side's file, "before"
-    would be a guess.
+    ``forms``: the stored parsed forms of the two sides (:func:`parsed_form`), read instead of the texts; a side
+    without one is parsed here. A file that exists on one side only yields no knobs: without the other side's
+    file, "before" would be a guess.
     """
     if before is None or after is None:
         return []
-    nginx = kind != "sysctl" and (looks_like_nginx(before) or looks_like_nginx(after))
-    if not nginx:
-        a, b = key_values(before), key_values(after)
-    else:
-        try:
-            a, b = nginx_directives(before), nginx_directives(after)
-        except ConfigError:
-            return []  # stored before the cap; the file's text diff still shows what changed
+    fa = forms[0] if forms[0] is not None else parsed_form(before, kind=kind)
+    fb = forms[1] if forms[1] is not None else parsed_form(after, kind=kind)
+    nginx = "nginx" in (fa["format"], fb["format"])
+    if nginx:
+        # A file nginx-like on one side only (it changed shape): both sides are read as nginx, so a directive
+        # compares with itself. Rare, and paid only then.
+        fa = fa if fa["format"] == "nginx" else _nginx_form(before)
+        fb = fb if fb["format"] == "nginx" else _nginx_form(after)
+    a, b = directives(fa), directives(fb)
+    if a is None or b is None:
+        return []  # stored before the cap; the file's text diff still shows what changed
     component = component_of(file, kind)
     out = []
     for key in sorted(set(a) | set(b), key=lambda k: (k[0], k[1])):

@@ -67,7 +67,7 @@ def run_data_many(session: Session, *, runs: Sequence[tuple[Run, str]], frozen_a
             continue
         data = out[a.run_id]
         if a.kind == "config":
-            data.configs.append((a.role, a.name, text))
+            data.configs.append((a.role, a.name, text, artifacts_service.snapshot_form(a, text)))
             continue
         try:
             values = parsers.parse("sysctl", text).get("values") or {}

@@ -21,10 +21,13 @@ from perflab.errors import BadInput, PayloadTooLarge, Unprocessable
 from perflab.imports.schemas import ImportFile
 from perflab.ingest import pipeline
 from perflab.parsers import host_facts
-from perflab.parsers.split import split
+from perflab.parsers.split import one_output, split
 from perflab.parsers.transcript import prompt
 
 MAX_TEXT_BYTES = 256 * 1024 * 1024
+# Configs up to this size get the parsed form stored with their snapshot (artifacts.service.MAX_SNAPSHOT_BYTES;
+# in characters, a bound at least as large).
+MAX_SNAPSHOT_CHARS = 1024 * 1024
 DEFAULT_ROLES = dict.fromkeys(parsers.LOAD_KINDS, "loadgen")
 # A config file (nginx.conf, ...) is no tool output: it is kept as a snapshot, diffed in comparisons and read
 # by the findings rules (proxy_buffers, worker_processes).
@@ -275,15 +278,23 @@ def _parse_part(file: ImportFile, kind: str, text: str, offset: int, nginx: Ngin
     return text, data, _ok(file, str(detected), data), line_parse
 
 
-def _config(file: ImportFile, text: str) -> Analysed:
+def _config(file: ImportFile, text: str, directives: dict[tuple[str, str], str] | None = None) -> Analysed:
+    """A config file; ``directives``: what the nesting check already read from it (not read again). Its data
+    carries the parsed form stored with the snapshot ("parsed"), so comparisons never parse it."""
     from perflab.compare import configs
 
     nginx = configs.looks_like_nginx(text) or _BLOCK.search(text[:1 << 20]) is not None
-    try:
-        count = len(configs.nginx_directives(text) if nginx else configs.key_values(text))
-    except configs.ConfigError as exc:
-        raise Unprocessable(f"{file.name}: {exc}") from None
+    pairs = None
+    if nginx:
+        if directives is None:
+            directives = _nginx_directives(file, text)
+        count = len(directives)
+    else:
+        pairs = configs.key_values(text)
+        count = len(pairs)
     data: dict[str, Any] = {"format": "nginx" if nginx else "key-value", "directives": count, "warnings": []}
+    if len(text) <= MAX_SNAPSHOT_CHARS:  # a larger snapshot is never read as text by a comparison
+        data["parsed"] = configs.parsed_form(text, kind=CONFIG_KIND, nginx=directives, key_value=pairs)
     total = len(text.splitlines())
     return text, data, {"name": file.name, "kind": CONFIG_KIND, "ok": True, "role": file.role or "target",
                         "warnings": [], "preview": {"format": data["format"], "directives": count},
@@ -318,13 +329,16 @@ def analyse(file: ImportFile, nginx: NginxFormats | None = None) -> tuple[str | 
         problem = "binary data, not the text output of a tool"
         return raw, [("", None, kept(file, f"{problem}: kept as an attachment of the run", error=problem), None)]
     text = raw.decode("utf-8", "replace")
+    directives = None
     if kind == "auto" and _BLOCK.search(text[:1 << 20]):
         # A config's nesting is checked before the split, which holds a string per line: a 64 MB paste of
-        # deeply nested blocks is refused at its 33rd level, not after 600 MB of lines (issue 21).
-        _check_nesting(file, text)
-    parts = split(text) if kind == "auto" else []
+        # deeply nested blocks is refused at its 33rd level, not after 600 MB of lines (issue 21). What it
+        # reads is what the config step stores: the text is parsed once.
+        directives = _nginx_directives(file, text)
+    # Split only what may hold several outputs: one tool's log is read whole (one_output tells it in a scan).
+    parts = split(text) if kind == "auto" and (directives is not None or not one_output(text)) else []
     if kind == CONFIG_KIND or (kind == "auto" and _is_config(text, parts)):
-        return text, [_config(file, text)]
+        return text, [_config(file, text, directives)]
     if len(parts) <= 1:
         one = _parse_part(file, kind, text, 0, nginx, file.name)
         total = len(text.splitlines())
@@ -374,11 +388,12 @@ def _unknown_part(file: ImportFile, part: dict[str, Any], nginx: NginxFormats) -
     return out
 
 
-def _check_nesting(file: ImportFile, text: str) -> None:
+def _nginx_directives(file: ImportFile, text: str) -> dict[tuple[str, str], str]:
+    """The directives of an nginx-like config; a 422 naming the file when its blocks nest past the cap."""
     from perflab.compare import configs
 
     try:
-        configs.nginx_directives(text)
+        return configs.nginx_directives(text)
     except configs.ConfigError as exc:
         raise Unprocessable(f"{file.name}: {exc}") from None
 
@@ -399,7 +414,7 @@ def _is_config(text: str, parts: list[dict[str, Any]]) -> bool:
     if _BLOCK.search(text[:1 << 20]):
         return not any(p["kind"] not in (*UNKNOWN_KINDS, "nginx-access") for p in parts)
     # A perf stat -j line is `{...}` too: a text some parser reads is not taken for a config.
-    return parsers.detect(text) is None and configs.looks_like_nginx(text)
+    return "{" in text and parsers.detect(text) is None and configs.looks_like_nginx(text)
 
 
 def analyse_all(files: list[ImportFile]) -> list[tuple[str | bytes | None, list[Analysed]]]:

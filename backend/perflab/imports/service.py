@@ -14,6 +14,7 @@ import re
 import uuid
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from itertools import accumulate, repeat
 from typing import Any
 
 from sqlalchemy import select
@@ -50,20 +51,28 @@ def _timestamps(kind: str, kept: pipeline.LineParse, base: float, parsed: pipeli
     sampling interval, so imported tables chart like streamed ones.
 
     Each line's records (from the one parse of the text) go into `parsed`, stored as the stream's samples."""
+    add = parsed.buf.add
+    if kind != "pidstat":
+        # vmstat rows and netqtop intervals are one interval each: a line's is the count of records so far,
+        # counted in C (a 10 MB vmstat log has 94,000 lines).
+        out = [base + (n - 1 if n else 0) * step for n in accumulate(map(len, kept.records))]
+        for records, t in zip(kept.records, out, strict=True):
+            if records:
+                add(records, round(t * 1e6))
+        return out
+    # pidstat prints one line per process per interval: those share the interval's second.
     out = []
     k = -1
     last_key: Any = object()
     for records in kept.records:
         for rec in records:
-            # pidstat prints one line per process per interval: those share the interval's second.
-            # vmstat rows and netqtop intervals are one interval each.
-            key = (rec.get("time") or rec.get("timestamp")) if kind == "pidstat" else object()
+            key = rec.get("time") or rec.get("timestamp")
             if key is None or key != last_key:
                 k += 1
                 last_key = key
         out.append(base + max(k, 0) * step)
         if records:
-            parsed.buf.add(records, round(out[-1] * 1e6))
+            add(records, round(out[-1] * 1e6))
     return out
 
 
@@ -141,7 +150,7 @@ def _add_stream(session: Session, *, run: Run, name: str, source: str, role: str
     times = _timestamps(source, kept, base, parsed, step) if kept is not None and parsed is not None else [base] * len(lines)
     session.add(RawChunk(run_id=run.id, stream_id=stream.id, seq=1, received_at=datetime.now(UTC),
                          line_count=len(lines),
-                         data_gz=pipeline.encode_lines((t, 0.0, line) for t, line in zip(times, lines, strict=True))))
+                         data_gz=pipeline.encode_lines(zip(times, repeat(0.0), lines, strict=False))))
     stream.lines = len(lines)
     session.flush()
     if parsed is not None:
@@ -242,9 +251,10 @@ def import_run(
             kind, role = info["kind"], info["role"]
             if kind == CONFIG_KIND:
                 # A transcript's `cat /etc/nginx/nginx.conf` is stored under the file's name, as its output.
+                # Stored with the parsed form the analysis read it into: no comparison parses it again.
                 artifacts_service.store(session, project_id=project.id, run_id=run.id, kind="config",
                                         name=info.get("config_name") or file.name, data=text.encode(), role=role,
-                                        content_type="text/plain; charset=utf-8")
+                                        content_type="text/plain; charset=utf-8", parsed=data.get("parsed"))
                 continue
             if kind == FACTS_KIND:
                 facts.setdefault(role, []).append(data)

@@ -311,7 +311,11 @@ class PointBuffer:
             picked = map(pick, rows) if len(fields) > 1 else ((v,) for v in map(pick, rows))
             for field, column in zip(fields, zip(*picked), strict=True):
                 kinds = set(map(type, column))
-                if kinds == {int} or (kinds <= {int, float} and all(map(math.isfinite, column))):
+                if kinds == {int}:
+                    # Kept as integers: the codec stores them without a round trip through doubles.
+                    values = list(column)
+                    at = times
+                elif kinds <= {int, float} and all(map(math.isfinite, column)):
                     values = list(map(float, column))
                     at = times
                 else:  # some None, text, bool, inf or nan: only the finite numbers are samples

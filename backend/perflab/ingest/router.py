@@ -150,11 +150,14 @@ async def upload_artifact(
     def store() -> int:
         # One thread hop: a connection held between two would wait for a thread (see releases_connection).
         # The bytes go first and the transaction after, so no connection waits on a slow upload.
-        stored = artifacts_service.put_stream(chunks())
+        # A config or sysctl snapshot's parsed form is stored with it, built from a bounded copy of its head.
+        body_chunks = artifacts_service.SnapshotHead(chunks()) if kind in artifacts_service.SNAPSHOT_KINDS else None
+        stored = artifacts_service.put_stream(body_chunks if body_chunks is not None else chunks())
         try:
             run = service.get_project_run(db, token=token, run_id=run_id)
             row = artifacts_service.add_stored(db, project_id=run.project_id, run_id=run.id, kind=kind, name=name,
-                                               stored=stored, role=role)
+                                               stored=stored, role=role,
+                                               head=body_chunks.head if body_chunks is not None else None)
         except BaseException:
             artifacts_service.discard(stored)
             raise

@@ -61,7 +61,7 @@ from . import detect, module
 from ._common import JSON, split_lines
 from .transcript import command_kind, prompt
 
-__all__ = ["split"]
+__all__ = ["one_output", "split"]
 
 _WRK_START = re.compile(r"^\s*Running \S+ test @ ")
 _SYSSTAT_BANNER = re.compile(r"^Linux \S+ \([^)]*\)\s")
@@ -345,6 +345,66 @@ def _transcript(lines: list[str], prompts: list[tuple[int, str, str]]) -> list[J
         # later pieces: pasted under the command, or a saved file holding several tools' outputs
         parts.extend(_part(lines, k, a, b) for k, a, b in pieces[1:])
     return parts
+
+
+_SIGIL = re.compile(r"[$#%]")
+_NON_BLANK = re.compile(r"\S")
+# A run of blank lines between two non-blank ones (blank: whitespace only, as _blocks reads them).
+_BLANK_RUN = re.compile(r"\n(?:[^\S\n]*\n)+")
+
+
+def one_output(text: str) -> bool:
+    """Whether ``split(text)`` would give the text back as one part, told without splitting it: no colour codes,
+    no shell prompt, no line where an output visibly begins after the first non-blank one, and one block of
+    lines (or more than a piece is examined by). A single tool's 10 MB log is told so in C-speed scans over the
+    text (a handful of lines looked at in Python), where splitting it held a string per line and cost a sixth
+    of its import. False means it may hold several: ``split`` says how many."""
+    if "\x1b" in text:
+        return False
+    if _has_prompt(text):
+        return False
+    first = _NON_BLANK.search(text)
+    if first is None:
+        return True
+    first_line = text.rfind("\n", 0, first.start()) + 1
+    candidate = _CANDIDATE.search
+    for marker in _MARKERS:
+        pos = text.find(marker, first_line)
+        while pos != -1:
+            start = text.rfind("\n", 0, pos) + 1
+            end = text.find("\n", pos)
+            end = len(text) if end == -1 else end
+            if start > first_line:
+                # What _plain cuts at (see there); its first line only marks what follows.
+                line = text[start:end].removesuffix("\r")
+                if candidate(line) and (not line[:1].isspace() or any(w in line for w in _INDENTED_STARTS)) and (
+                        _start_kind(line) is not None):
+                    return False
+            pos = text.find(marker, end)
+    last = len(text.rstrip())
+    runs = 0
+    for _ in _BLANK_RUN.finditer(text, first.start(), last):
+        runs += 1
+        if runs >= _MAX_BLOCKS:
+            return True  # more blocks than _pieces examines: one piece (pidstat prints a block a second)
+    return runs == 0
+
+
+def _has_prompt(text: str) -> bool:
+    """Whether a line is a shell prompt, as split() tests its lines; only lines holding a prompt's sigil are
+    looked at (every prompt has one)."""
+    if "$" not in text and "#" not in text and "%" not in text:
+        return False  # three memchr scans: faster than the pattern's
+    m = _SIGIL.search(text)
+    while m is not None:
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.start())
+        end = len(text) if end == -1 else end
+        line = text[start:end].removesuffix("\r")
+        if (line[:1] in _PROMPT_STARTS or "@" in line[:80] or line[:1].isalpha()) and prompt(line) is not None:
+            return True
+        m = _SIGIL.search(text, end)
+    return False
 
 
 def split(text: str) -> list[JSON]:

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from itertools import accumulate, repeat
 from operator import lt, mul, sub, truediv
+from typing import cast
 
 FORMAT_SCALED = 1  # integers scaled by 10**scale, delta-encoded
 FORMAT_DOUBLE = 2  # IEEE doubles as they are
@@ -99,6 +100,12 @@ def _deltas(ints: Sequence[int]) -> list[int]:
 def _scaled(values: Sequence[float]) -> tuple[int, list[int]] | None:
     """(d, values * 10**d as integers) for the smallest d that gives every value back bit for bit
     (so -0.0, inf and nan never pass), or None."""
+    if set(map(type, values)) == {int}:
+        # Integers (the counts PointBuffer.flush hands over as they were parsed) are scale 0 as they are:
+        # no round trip through doubles. Decoded, they are the doubles float() gives them, as before.
+        if values and not (-_LIMIT < min(values) and max(values) < _LIMIT):
+            return None
+        return 0, cast(list[int], list(values))
     exact = array("d", values).tobytes()
     for d in range(MAX_SCALE + 1):
         s = 10**d

@@ -45,8 +45,9 @@ class RunData:
     series: list[dict[str, Any]] = field(default_factory=list)
     # sysctl name -> value as text ("32768 60999"), from sysctl summaries and snapshots
     sysctl: dict[str, str] = field(default_factory=dict)
-    # (role, file name, text) of config snapshots (nginx.conf ...)
-    configs: list[tuple[str, str, str]] = field(default_factory=list)
+    # (role, file name, text, parsed form or None) of config snapshots (nginx.conf ...): the form stored with
+    # the snapshot (compare.configs.parsed_form), read instead of parsing the text; None: parsed when read
+    configs: list[tuple[str, str, str, dict[str, Any] | None]] = field(default_factory=list)
     # role -> host facts from the agent's hello (cpus_online, cgroup_cpu_limit, ...), or read by an import
     # from cgroup files, nproc, lscpu (a "host-facts" summary)
     facts: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -84,12 +85,12 @@ class RunData:
         """(role, file, directives) of the first nginx-like config snapshot."""
         from perflab.compare import configs  # pure text helpers, shared with the config diff
 
-        for role, name, text in self.configs:
-            if configs.looks_like_nginx(text):
-                try:
-                    return role, name, configs.nginx_directives(text)
-                except configs.ConfigError:
-                    continue  # stored before the nesting cap: no rule can read it
+        for role, name, text, form in self.configs:
+            form = form if form is not None else configs.parsed_form(text, kind="config")
+            if form["format"] == "nginx":
+                found = configs.directives(form)
+                if found is not None:  # None: stored before the nesting cap, no rule can read it
+                    return role, name, found
         return None
 
 
