@@ -4,7 +4,7 @@ views, findings) do not parse its text again.
 Nothing to move: snapshots stored before get theirs built on their first read, and kept.
 
 Revision ID: 20261125_artifact_parsed
-Revises: 20261125_workflow_trash
+Revises: 20261125_profile_tree
 Create Date: 2026-11-25 13:20:00
 """
 from collections.abc import Sequence
@@ -14,7 +14,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = '20261125_artifact_parsed'
-down_revision: str | None = '20261125_workflow_trash'
+down_revision: str | None = '20261125_profile_tree'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

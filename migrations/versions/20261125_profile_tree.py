@@ -4,7 +4,7 @@ views instead of parsing the folded stacks on every read.
 Existing profiles keep a null tree_z: the first read builds it (or `perflab profile derive --all`).
 
 Revision ID: 20261125_profile_tree
-Revises: 20261125_workflow_trash
+Revises: 20261125_share_link_margins
 Create Date: 2026-11-25 13:40:00
 """
 from collections.abc import Sequence
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '20261125_profile_tree'
-down_revision: str | None = '20261125_workflow_trash'
+down_revision: str | None = '20261125_share_link_margins'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
