@@ -54,8 +54,9 @@ class Settings(BaseSettings):
     # S3-compatible object storage for artifacts (MinIO, Ceph RGW, AWS S3): used when a bucket is set,
     # so that every server behind a load balancer reads what any of them stored. See artifacts/storage.py.
     # Parse ingested lines in parse workers (a thread in every serve process, `perflab worker` on other
-    # hosts) instead of in the ingest request: ingest/workers.py. Off: the request parses, as before.
-    parse_workers: bool = False
+    # hosts) instead of in the ingest request, so an ingest answer waits for one insert and a commit:
+    # ingest/workers.py. Off (`false`): the request parses, as before.
+    parse_workers: bool = True
     s3_endpoint: str | None = None
     s3_bucket: str | None = None
     s3_access_key_id: str | None = None

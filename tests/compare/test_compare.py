@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event
 
 from tests.compare.investigation import CAPTURE, Investigation
+from tests.conftest import wait_parsed
 
 OTHERS = ["default", "buffers-128x4k", "buffers-4x128k"]
 
@@ -151,6 +152,7 @@ def test_invalid_runs_are_flagged_on_the_cell_and_in_the_summary(
              "closed": True}]})
         assert r.status_code == 200, r.text
         agent.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0})
+        wait_parsed(run_id)
     doc = _compare(client, slug, experiments=["flaky"]).json()
     summary = doc["validity"]["summary"]
     assert any("flaky / errors: 120 non-2xx/3xx responses" in s for s in summary)
@@ -305,6 +307,7 @@ def test_exports_csv_neutralises_formulas_and_keeps_numbers(
         {"run_id": run_id, "stream": "load", "source": "wrk", "role": "loadgen", "seq": 1, "lines": lines,
          "closed": True}]})
     agent.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0})
+    wait_parsed(run_id)
 
     r = client.get(f"/api/projects/{slug}/compare/export.csv", params={"baseline": "direct",
                                                                       "experiments": ["default", evil]})
