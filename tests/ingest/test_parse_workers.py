@@ -90,8 +90,11 @@ def _streams(run_id: str, t0: float, closed: bool = True) -> list[dict[str, Any]
 
 
 def test_ingest_answers_before_parsing_and_the_lag_shows_then_returns_to_zero(
-    agent: Agent, client: TestClient, session: Any, workers: Any, expected: dict[str, Any], live_run: str, t0: float
+    agent: Agent, client: TestClient, session: Any, workers: Any, expected: dict[str, Any], live_run: str, t0: float,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    from perflab.cli import main
+
     batches = _streams(live_run, t0)
     r = agent.send(batches)
     assert r.status_code == 200 and not any(a["duplicate"] for a in r.json()["acked"])
@@ -103,11 +106,15 @@ def test_ingest_answers_before_parsing_and_the_lag_shows_then_returns_to_zero(
     assert lag["chunks"] == len(batches) and lag["seconds"] >= 0
     time.sleep(0.2)  # the lag's age is what is tested here: it grows while nothing parses
     assert client.get(f"/api/runs/{live_run}").json()["parse_lag"]["seconds"] >= 0.2
+    assert main(["run", "show", live_run]) == 0
+    assert f"parsing {len(batches)} batches behind (oldest received" in capsys.readouterr().out
 
     assert workers.drain() == 2  # one claim per stream: every contiguous chunk in one transaction
     session.commit()
     assert _state(session, live_run) == expected
     assert client.get(f"/api/runs/{live_run}").json()["parse_lag"] == {"chunks": 0, "seconds": 0.0}
+    assert main(["run", "show", live_run]) == 0
+    assert "behind" not in capsys.readouterr().out
     assert workers.drain() == 0  # nothing left: no stream is claimed again
 
     # Finishing the run needs no worker: both streams were closed and parsed, so it is complete.

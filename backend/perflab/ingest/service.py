@@ -441,6 +441,8 @@ def evaluate(session: Session, *, run: Run) -> None:
 def reparse_run(session: Session, *, run: Run) -> dict[str, int]:
     counts = {"streams": 0, "samples": 0}
     for stream in session.scalars(select(Stream).where(Stream.run_id == run.id).order_by(Stream.id)):
+        workers.own(session, stream_id=stream.id)
+        session.refresh(stream)  # what a worker that held it committed
         pipeline.reparse_stream(session, stream, run)
         counts["streams"] += 1
         counts["samples"] += stream.samples

@@ -39,6 +39,7 @@ CHANNEL = "perflab_parse"
 # The advisory lock class of a stream's parse ownership (the key is the stream id); cluster/leader.py's
 # sweep lock is a single bigint key, so the two never meet.
 CLAIM_LOCK = 0x7066
+INT4_KEYS = 2147483647
 POLL_S = 1.0
 APPLICATION_NAME = "perflab-parse-worker"
 
@@ -102,13 +103,19 @@ def claim(session: Session, *, run_id: uuid.UUID | None = None, skip: Iterable[i
     # No ORDER BY out here: a sort would read (and lock) every candidate; the CTE hands them in id order.
     # Two int4 keys (a key space apart from one-bigint keys): ids wrap past 2^31-1, a rare shared key
     # only makes a worker skip a stream for one pass.
-    key = cast(candidates.c.id % 2147483647, Integer)
+    key = cast(candidates.c.id % INT4_KEYS, Integer)
     owned = session.scalar(
         select(candidates.c.id).where(func.pg_try_advisory_xact_lock(CLAIM_LOCK, key)).limit(1))
     if owned is None:
         return None
     # Read after the lock: what the previous owner committed (its cursor) is what this one resumes from.
     return session.get(Stream, owned, populate_existing=True)
+
+
+def own(session: Session, *, stream_id: int) -> None:
+    """Own a stream as claim() does, waiting for a worker that holds it (a reparse must not interleave with
+    a parse of the same stream)."""
+    session.execute(select(func.pg_advisory_xact_lock(CLAIM_LOCK, stream_id % INT4_KEYS)))
 
 
 def parse_one(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None) -> bool:
