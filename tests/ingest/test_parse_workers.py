@@ -230,6 +230,26 @@ def test_a_batch_is_answered_while_a_worker_parses_its_stream(
     assert lag == 0
 
 
+def test_a_pass_gives_every_stream_a_turn_before_any_gets_a_second(
+    agent: Agent, session: Any, workers: Any, t0: float
+) -> None:
+    run_id = _run(agent)
+    batches = _streams(run_id, t0, closed=False)
+    first = [b for b in batches if b["seq"] == 1]
+    assert agent.send(first).status_code == 200
+    seen: set[int] = set()
+    assert workers.parse_one(seen=seen)
+    # The stream just parsed gets its next batch (live agents send one a second): the pass still goes
+    # to the other stream, which would otherwise wait behind it.
+    again = session.execute(text("SELECT name FROM stream WHERE id = :s"), {"s": next(iter(seen))}).scalar()
+    session.commit()
+    assert agent.send([b for b in batches if b["seq"] == 2 and b["stream"] == again]).status_code == 200
+    assert workers.parse_one(seen=seen)
+    assert len(seen) == 2
+    assert workers.parse_one(seen=seen) is False  # the pass is over; the next one takes the new batch
+    assert workers.parse_pass() == 1
+
+
 def _long_vmstat(t0: float) -> list[list[Any]]:
     """Every capture's vmstat rows under one header, ten times over: a stream of ~1,600 lines."""
     rows: list[str] = []

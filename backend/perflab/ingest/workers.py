@@ -118,21 +118,25 @@ def own(session: Session, *, stream_id: int) -> None:
     session.execute(select(func.pg_advisory_xact_lock(CLAIM_LOCK, stream_id % INT4_KEYS)))
 
 
-def parse_one(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None) -> bool:
+def parse_one(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None,
+              seen: set[int] | None = None) -> bool:
     """Claim a stream, parse it, commit. False when no unlocked stream has work.
 
     A stream whose parse raises is rolled back, added to `failed` and skipped by later calls that pass
-    the same set: one broken stream must not stop the others (it is retried at the next drain)."""
+    the same set: one broken stream must not stop the others (it is retried at the next drain).
+    A stream claimed is added to `seen`, and streams in it are skipped (one turn each per pass)."""
     from perflab.ingest import service
 
     failed = failed if failed is not None else set()
     held: int | None = None
     try:
         with unit_of_work() as session:
-            stream = claim(session, run_id=run_id, skip=failed)
+            stream = claim(session, run_id=run_id, skip=failed | (seen or set()))
             if stream is None:
                 return False
             held = stream.id
+            if seen is not None:
+                seen.add(held)
             run = advance(session, stream)
             if run is not None:
                 service.evaluate(session, run=run)
@@ -145,12 +149,24 @@ def parse_one(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None
     return True
 
 
+def parse_pass(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None, limit: int = 100_000) -> int:
+    """One turn for every stream with work: each is claimed at most once, in id order. Returns the streams
+    claimed. Without turns the lowest ids, which get a batch every second, would be claimed again and
+    again while the others waited (40 live agents: the oldest unparsed batch 28 s old)."""
+    failed = failed if failed is not None else set()
+    seen: set[int] = set()
+    done = 0
+    while done < limit and parse_one(run_id=run_id, failed=failed, seen=seen):
+        done += 1
+    return done
+
+
 def drain(*, run_id: uuid.UUID | None = None, limit: int = 100_000) -> int:
     """Parse until no unlocked stream has work. Returns the streams claimed."""
     done = 0
     failed: set[int] = set()
-    while done < limit and parse_one(run_id=run_id, failed=failed):
-        done += 1
+    while done < limit and (claimed := parse_pass(run_id=run_id, failed=failed, limit=limit - done)):
+        done += claimed
     return done
 
 
@@ -207,10 +223,12 @@ def run_lag(session: Session, *, run_id: uuid.UUID) -> dict[str, Any]:
 
 
 def work_forever(stop: threading.Event, *, poll_s: float = POLL_S) -> None:
-    """A worker's loop: drain, then sleep until a notice or `poll_s`. Ends when `stop` is set."""
+    """A worker's loop: passes while they find work, then sleep until a notice or `poll_s`. Ends when `stop`
+    is set."""
     from perflab.cluster import pg
 
     conn = None
+    failed: set[int] = set()
     while not stop.is_set():
         try:
             if conn is None:
@@ -219,12 +237,16 @@ def work_forever(stop: threading.Event, *, poll_s: float = POLL_S) -> None:
         except Exception:
             log.warning("parse worker: cannot listen for %s; polling every %.1f s", CHANNEL, poll_s, exc_info=True)
             conn = None
+        claimed = 0
         try:
-            drain()
+            claimed = parse_pass(failed=failed)
         except Exception:
             log.warning("parse worker: a parse failed; trying again in %.1f s", poll_s, exc_info=True)
         if stop.is_set():
             break
+        if claimed:
+            continue  # batches keep coming: the next pass at once (a stop is seen between passes)
+        failed.clear()  # idle: a stream that failed gets another try at the next notice
         if conn is None:
             stop.wait(poll_s)
             continue
