@@ -61,6 +61,50 @@ def post(url: str, token: str, body: dict) -> float:  # type: ignore[type-arg]
     return time.perf_counter() - t0
 
 
+class CpuMeter:
+    """CPU seconds of the server processes, of one database's PostgreSQL backends and of this process since
+    it was made (backends are sampled as they come and go; one started later counts from zero)."""
+
+    def __init__(self, server_pids: list[int], url: str) -> None:
+        import psutil  # type: ignore[import-untyped]
+
+        self.psutil = psutil
+        self.conninfo = url.replace("postgresql+psycopg://", "postgresql://", 1)
+        self.database = url.rsplit("/", 1)[-1].split("?", 1)[0]
+        self.t0 = time.time()
+        self.servers = [psutil.Process(pid) for pid in server_pids]
+        self.me = psutil.Process()
+        self.base = {"servers": self._servers(), "agents": self._me()}
+        self.backends: dict[int, tuple[float, float]] = {}  # pid -> (first reading, last reading)
+        self.sample()
+
+    def _servers(self) -> float:
+        return sum(sum(p.cpu_times()[:2]) for p in self.servers)
+
+    def _me(self) -> float:
+        return float(sum(self.me.cpu_times()[:2]))
+
+    def sample(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.conninfo, autocommit=True) as conn:
+            pids = [r[0] for r in conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s",
+                                               (self.database,))]
+        for pid in pids:
+            try:
+                proc = self.psutil.Process(pid)
+                used = float(sum(proc.cpu_times()[:2]))
+                first = used if proc.create_time() < self.t0 else 0.0
+            except self.psutil.Error:
+                continue
+            self.backends[pid] = (self.backends.get(pid, (first, 0.0))[0], used)
+
+    def totals(self) -> dict[str, float]:
+        return {"servers": round(self._servers() - self.base["servers"], 2),
+                "postgres": round(sum(last - first for first, last in self.backends.values()), 2),
+                "agents": round(self._me() - self.base["agents"], 2)}
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else 0.0
@@ -76,8 +120,9 @@ def main() -> int:
     ap.add_argument("--servers", type=int, default=1, help="server processes on the one database (agents alternate)")
     ap.add_argument("--paced", action="store_true",
                     help="each agent sends a batch per --per-batch seconds of wall time, as live agents do")
-    ap.add_argument("--parse-workers", action="store_true",
-                    help="PERFLAB_PARSE_WORKERS=true: answers after the raw insert; throughput counts until parsed")
+    ap.add_argument("--inline-parse", action="store_true",
+                    help="PERFLAB_PARSE_WORKERS=false: each request parses its batch before answering (the default is "
+                         "parse workers: answers after the raw insert; throughput counts until parsed)")
     args = ap.parse_args()
     result = run(args)
     write_result(args.name, result)
@@ -88,7 +133,8 @@ def run(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
 
     with bench_database("ingest") as url:
         os.environ["PERFLAB_DATABASE_URL"] = url
-        os.environ["PERFLAB_PARSE_WORKERS"] = "true" if getattr(args, "parse_workers", False) else "false"
+        workers_on = not getattr(args, "inline_parse", False)
+        os.environ["PERFLAB_PARSE_WORKERS"] = "true" if workers_on else "false"
         from perflab import db
         from perflab.cli import migrate
         from perflab.db import unit_of_work
@@ -155,13 +201,39 @@ def run(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
                 except Exception as exc:  # noqa: BLE001 - reported below
                     errors.append(repr(exc))
 
+            # Parse lag as the run page shows it: the age of the oldest received, unparsed chunk, sampled
+            # twice a second while the agents send (what a viewer of any run would see at worst).
+            lags: list[float] = []
+            sending = threading.Event()
+
+            # Where the CPU goes while they send: the server processes, this database's PostgreSQL backends
+            # (the machine's server is shared: only backends of this database count) and the agents (this process).
+            cpu = CpuMeter([one.proc.pid for one in servers if one.proc is not None], url)
+
+            def sample_lag() -> None:
+                from sqlalchemy import text as sql
+
+                while not sending.wait(0.5):
+                    with unit_of_work() as s:
+                        lags.append(float(s.execute(sql(
+                            "SELECT coalesce(extract(epoch FROM clock_timestamp() - min(c.received_at)), 0)"
+                            " FROM stream st JOIN raw_chunk c ON c.run_id = st.run_id AND c.stream_id = st.id"
+                            " AND c.seq > st.parsed_seq WHERE st.parsed_seq < st.max_seq")).scalar() or 0.0))
+                    cpu.sample()
+
             threads = [threading.Thread(target=agent, args=(i, r)) for i, r in enumerate(runs)]
+            sampler = threading.Thread(target=sample_lag)
             start = time.perf_counter()
+            sampler.start()
             for t in threads:
                 t.start()
             for t in threads:
                 t.join()
             answered = time.perf_counter() - start
+            sending.set()
+            sampler.join()
+            cpu.sample()
+            cpu_s = cpu.totals()
             if errors:
                 raise SystemExit(f"ingest errors: {errors[:3]}")
             from perflab.series import codec
@@ -224,7 +296,12 @@ def run(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
         "samples_per_s": round(ours), "copy_samples_per_s": round(copy_rate),
         "ratio_vs_copy": round(ours / copy_rate, 3), "target_ratio": 3,
         "servers": args.servers, "paced": args.paced, "batch_answers": len(latencies),
-        "parse_workers": bool(getattr(args, "parse_workers", False)),
+        "parse_workers": workers_on,
+        "parse_lag_p50_s": round(percentile(lags, 50), 3), "parse_lag_p99_s": round(percentile(lags, 99), 3),
+        "parse_lag_max_s": round(max(lags, default=0.0), 3),
+        # CPU seconds used while the agents sent, and as a share of the machine's cores over that time.
+        "cpu_s_while_sending": cpu_s,
+        "cpu_share_of_machine": {k: round(v / (answered * (os.cpu_count() or 1)), 3) for k, v in cpu_s.items()},
         # Inline: a batch is parsed before its answer (the answer time bounds the parse lag). Workers:
         # parsing finished this long after the last answer.
         "answers_done_s": round(answered, 3), "parsed_after_last_answer_s": round(elapsed - answered, 3),
@@ -235,6 +312,7 @@ def run(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
     print(f"ingest: {ours:,.0f} samples/s stored ({stored:,} in {elapsed:.1f} s by {args.agents} agents, "
           f"{args.servers} server(s)); raw COPY of the same rows {copy_rate:,.0f}/s; ratio {ours / copy_rate:.2f}; "
           f"answers p50 {result['answer_p50_ms']} ms p99 {result['answer_p99_ms']} ms; "
+          f"parse lag p50 {result['parse_lag_p50_s']} s p99 {result['parse_lag_p99_s']} s; "
           f"parsed {elapsed - answered:.2f} s after the last answer", flush=True)
     return result
 

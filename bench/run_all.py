@@ -27,6 +27,8 @@ BENCHES = [
     ("ingest_live40", [sys.executable, "bench/ingest_bench.py", "--agents", "40", "--seconds", "30", "--per-batch",
                        "1", "--paced", "--name", "ingest_live40"]),
     ("ingest_scale", [sys.executable, "bench/ingest_scale_bench.py"]),
+    # The live 40 agents with 1 and then 2 server processes in the same run (parse workers on, the default).
+    ("ingest_live40_scale", [sys.executable, "bench/ingest_scale_bench.py", "--live"]),
     ("user_path", [sys.executable, "bench/user_path_bench.py"]),
     ("storage", [sys.executable, "bench/storage_bench.py"]),
     ("agent_overhead", [sys.executable, "bench/agent_overhead_bench.py", "--seconds", "60"]),

@@ -173,3 +173,16 @@ def agent_token(client: Any, project: dict[str, Any]) -> str:
 
 
 FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def wait_parsed(run_id: Any, timeout: float = 30.0) -> None:
+    """Until everything received for a run is parsed and its closed streams finished (the run judged).
+
+    Ingest answers once raw lines commit; parse workers parse after. This parses, in the test's thread,
+    what no worker holds (an in-process app without lifespan runs no worker), then waits for what a
+    worker holds. Every test that reads parsed data right after an ingest goes through here."""
+    from perflab.ingest import workers
+
+    rid = run_id if isinstance(run_id, uuid.UUID) else uuid.UUID(str(run_id))
+    workers.drain(run_id=rid)
+    assert workers.wait_parsed(rid, timeout=timeout), f"run {rid} still has unparsed batches after {timeout} s"

@@ -54,8 +54,9 @@ class Settings(BaseSettings):
     # S3-compatible object storage for artifacts (MinIO, Ceph RGW, AWS S3): used when a bucket is set,
     # so that every server behind a load balancer reads what any of them stored. See artifacts/storage.py.
     # Parse ingested lines in parse workers (a thread in every serve process, `perflab worker` on other
-    # hosts) instead of in the ingest request: ingest/workers.py. Off: the request parses, as before.
-    parse_workers: bool = False
+    # hosts) instead of in the ingest request, so an ingest answer waits for one insert and a commit:
+    # ingest/workers.py. Off (`false`): the request parses, as before.
+    parse_workers: bool = True
     # Profile uploads are parsed in this many pool processes at once (profiles/parsing.py); more wait
     # their turn. 0: in the request's thread (holds the interpreter lock for the whole parse).
     profile_parsers: int = Field(default=2, ge=0, le=64)

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from perflab.alerts import delivery
 
 from tests.agent.helpers import agent_argv, agent_env
-from tests.conftest import FIXTURES, login
+from tests.conftest import FIXTURES, login, wait_parsed
 from tests.trends.test_trend_api import import_run, live_server, wrk_output
 
 __all__ = ["live_server"]  # a fixture, used by name below
@@ -279,6 +279,7 @@ def test_a_run_recorded_by_agents_announces_the_change_point_it_completes(
     batches = (_batches("vmstat", "vmstat", "proxy", run_id, _lines(run1 / "vmstat.txt", t0), 20)
                + _batches("load", "wrk", "loadgen", run_id, _lines(run1 / "wrk.txt", t0), 50))
     assert agent.send(batches).status_code == 200
+    wait_parsed(run_id)
     time.sleep(1.0)
     assert receiver.requests == []  # two experiments after the step: nothing to announce yet
     assert agent.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0}).status_code == 200

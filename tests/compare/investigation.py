@@ -125,12 +125,17 @@ def load_investigation(
 
 
 def load_with_testclient(app: Any, user: Any, slug: str, **kw: Any) -> Investigation:
-    """The same through FastAPI's TestClient (tests)."""
+    """The same through FastAPI's TestClient (tests), every run parsed before it returns."""
     from fastapi.testclient import TestClient
+
+    from tests.conftest import wait_parsed
 
     def make(token: str) -> Any:
         c = TestClient(app)
         c.headers["Authorization"] = f"Bearer {token}"
         return c
 
-    return load_investigation(user, make, slug, **kw)
+    inv = load_investigation(user, make, slug, **kw)
+    for run_id in inv.all_runs:
+        wait_parsed(run_id)
+    return inv

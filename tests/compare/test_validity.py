@@ -15,7 +15,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from tests.compare.investigation import CAPTURE, Investigation
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, wait_parsed
 
 ALL_403 = (FIXTURES / "wrk" / "4.1.0_all_non2xx_403_upstream.txt").read_text()  # 269,758 of 269,758 non-2xx
 NO_REQUESTS = (FIXTURES / "wrk" / "4.1.0_zero_responses.txt").read_text()
@@ -37,6 +37,7 @@ def _add_run(agent: TestClient, experiment: str, label: str, wrk_text: str) -> s
          "closed": True}]})
     assert r.status_code == 200, r.text
     assert agent.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0}).status_code == 200
+    wait_parsed(run_id)
     return run_id
 
 

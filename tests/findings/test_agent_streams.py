@@ -9,6 +9,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from tests.conftest import wait_parsed
+
 from .helpers import FIXTURES, SCENARIOS
 
 PROXY = {"agent_id": "agent-proxy-findings", "hostname": "proxy-1", "role": "proxy"}
@@ -51,6 +53,7 @@ def test_ss_and_dmesg_streams_become_summaries_and_findings(
     ]
     _ok(agent.post("/api/ingest/batches", json={"agent_id": PROXY["agent_id"], "batches": batches}))
     _ok(agent.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0, "ended_at": t + 10}))
+    wait_parsed(run_id)
 
     detail = _ok(client.get(f"/api/runs/{run_id}"))
     kinds = sorted(s["kind"] for s in detail["summaries"])

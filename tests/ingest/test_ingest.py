@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from perflab.series.service import read_points
 from sqlalchemy import text
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, wait_parsed
 
 CAPTURE = FIXTURES / "captures" / "nginx-proxy-buffers"
 AGENT = "agent-proxy-0001"
@@ -103,6 +103,7 @@ def test_a_run_streams_parses_and_completes(app: Any, client: TestClient, agent_
     assert r.status_code == 200, r.text
     assert all(not a["duplicate"] for a in r.json()["acked"])
     assert agent.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0}).status_code == 200
+    wait_parsed(run_id)
 
     detail = client.get(f"/api/runs/{run_id}").json()
     assert detail["status"] == "complete", detail["status_reasons"]
@@ -139,6 +140,8 @@ def test_the_same_batches_sent_five_times_reordered_leave_the_state_of_once(
         r = agent.send(batches[i:i + 4])
         assert r.status_code == 200
         dup += sum(a["duplicate"] for a in r.json()["acked"])
+    wait_parsed(once)
+    wait_parsed(many)
     session.commit()
     assert dup == len(batches) * 4 // 5
     assert _state(session, many) == _state(session, once)
@@ -151,9 +154,11 @@ def test_a_batch_that_arrives_early_is_parsed_when_the_gap_fills(app: Any, agent
     vm = CAPTURE / "direct" / "run1" / "vmstat.txt"
     b = _batches("vmstat", "vmstat", "proxy", run_id, _lines(vm, time.time()), 4)
     agent.send(b[2:])
+    wait_parsed(run_id)  # nothing to parse: chunk 1 is missing
     session.commit()
     assert _state(session, run_id)["samples"] == 0
     agent.send(b[:2])
+    wait_parsed(run_id)
     session.commit()
     assert _state(session, run_id)["samples"] > 0
     before = _state(session, run_id)
@@ -196,6 +201,7 @@ def test_a_role_that_never_joins_makes_the_run_partial_with_the_reason(
     wrk = CAPTURE / "direct" / "run1" / "wrk.txt"
     agent.send(_batches("load", "wrk", "loadgen", run_id, _lines(wrk, time.time()), 100))
     agent.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0})
+    wait_parsed(run_id)
     detail = client.get(f"/api/runs/{run_id}").json()
     assert detail["status"] == "partial"
     assert "no host with role proxy joined the run" in detail["status_reasons"]
@@ -238,6 +244,7 @@ def test_poll_tells_a_daemon_about_waiting_and_ended_runs(app: Any, agent_token:
     for name, source in (("vmstat", "vmstat"), ("strace-c:nginx", "strace-c")):
         proxy.send([{"run_id": run_id, "stream": name, "source": source, "role": "proxy", "seq": 1,
                      "lines": [], "closed": True}])
+    wait_parsed(run_id)
     assert proxy.c.get(f"/api/agent/runs/{run_id}").json()["status"] in ("complete", "partial")
     assert proxy.c.get("/api/agent/poll", params={"agent_id": AGENT, "timeout": 0}).json()["runs"] == []
 
@@ -306,6 +313,8 @@ def test_a_batch_split_in_parts_is_stored_once_all_parts_arrived(app: Any, agent
     session.commit()
     assert _state(session, parts_run)["chunks"] == 0
     agent.send([parts[1]])
+    wait_parsed(whole_run)
+    wait_parsed(parts_run)
     session.commit()
     assert _state(session, parts_run) == _state(session, whole_run)
     r = agent.send([{**parts[0], "part": 3}])

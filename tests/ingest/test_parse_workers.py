@@ -1,4 +1,4 @@
-"""Parsing off the request path (PERFLAB_PARSE_WORKERS=true): the request stores raw lines and answers;
+"""Parsing off the request path (the default; PERFLAB_PARSE_WORKERS=false turns it off): the request stores raw lines and answers;
 parse workers claim streams with SKIP LOCKED, parse in seq order, and a crash loses or doubles nothing."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from typing import Any
@@ -20,20 +21,62 @@ from tests.ingest.test_ingest import CAPTURE, Agent, _batches, _lines, _run, _st
 RUN1 = CAPTURE / "default" / "run1"
 
 
-def _workers_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Requests from now on leave parsing to workers. Set after the app started, so no worker thread
-    runs in this process: each test decides when a worker parses (as a `perflab worker` host would)."""
+def _parse_in_requests(monkeypatch: pytest.MonkeyPatch, inline: bool) -> None:
+    """inline: requests parse what they store (PERFLAB_PARSE_WORKERS=false); else they leave it to workers."""
     from perflab.config import get_settings
 
-    monkeypatch.setenv("PERFLAB_PARSE_WORKERS", "true")
+    monkeypatch.setenv("PERFLAB_PARSE_WORKERS", "false" if inline else "true")
     get_settings.cache_clear()
 
 
-def _workers_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    from perflab.config import get_settings
+@pytest.fixture
+def app(app: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The app, started without its parse worker thread: each test decides when a worker parses (as a
+    `perflab worker` host would). Requests still leave parsing to workers (the `workers` fixture)."""
+    _parse_in_requests(monkeypatch, inline=True)
+    return app
 
-    monkeypatch.delenv("PERFLAB_PARSE_WORKERS", raising=False)
-    get_settings.cache_clear()
+
+@pytest.fixture
+def workers(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The workers module, with requests from now on storing raw lines only (the default)."""
+    from perflab.ingest import workers
+
+    _parse_in_requests(monkeypatch, inline=False)
+    return workers
+
+
+@pytest.fixture
+def agent(app: Any, agent_token: str) -> Agent:
+    one = Agent(app, agent_token)
+    assert one.hello().status_code == 200
+    return one
+
+
+@pytest.fixture
+def t0() -> float:
+    return time.time()
+
+
+@pytest.fixture
+def expected(agent: Agent, session: Any, monkeypatch: pytest.MonkeyPatch, t0: float, workers: Any) -> dict[str, Any]:
+    """The state of the same batches parsed in the request (the contract the workers must meet)."""
+    _parse_in_requests(monkeypatch, inline=True)
+    ref = _run(agent)
+    assert agent.send(_streams(ref, t0)).status_code == 200
+    session.commit()
+    _parse_in_requests(monkeypatch, inline=False)
+    return _state(session, ref)
+
+
+@pytest.fixture
+def live_run(agent: Agent, t0: float, workers: Any) -> str:
+    """A run the proxy joined with vmstat and pidstat, started at t0."""
+    run_id = _run(agent)
+    assert agent.c.post(f"/api/agent/runs/{run_id}/join", json={
+        "agent_id": agent.agent_id, "role": "proxy", "streams": ["vmstat", "pidstat"]}).status_code == 200
+    assert agent.c.post(f"/api/agent/runs/{run_id}/start", json={"started_at": t0}).status_code == 200
+    return run_id
 
 
 def _streams(run_id: str, t0: float, closed: bool = True) -> list[dict[str, Any]]:
@@ -46,84 +89,66 @@ def _streams(run_id: str, t0: float, closed: bool = True) -> list[dict[str, Any]
     return out
 
 
-def _reference(agent: Agent, session: Any, monkeypatch: pytest.MonkeyPatch, t0: float) -> dict[str, Any]:
-    """The state of the same batches parsed in the request (the contract the workers must meet)."""
-    _workers_off(monkeypatch)
-    ref = _run(agent)
-    assert agent.send(_streams(ref, t0)).status_code == 200
-    session.commit()
-    return _state(session, ref)
-
-
 def test_ingest_answers_before_parsing_and_the_lag_shows_then_returns_to_zero(
-    app: Any, client: TestClient, agent_token: str, session: Any, monkeypatch: pytest.MonkeyPatch
+    agent: Agent, client: TestClient, session: Any, workers: Any, expected: dict[str, Any], live_run: str, t0: float,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from perflab.ingest import workers
+    from perflab.cli import main
 
-    agent = Agent(app, agent_token)
-    agent.hello()
-    t0 = time.time()
-    expected = _reference(agent, session, monkeypatch, t0)
-    _workers_on(monkeypatch)
-    run_id = _run(agent)
-    agent.c.post(f"/api/agent/runs/{run_id}/join", json={"agent_id": agent.agent_id, "role": "proxy",
-                                                          "streams": ["vmstat", "pidstat"]})
-    agent.c.post(f"/api/agent/runs/{run_id}/start", json={"started_at": t0})
-    batches = _streams(run_id, t0)
+    batches = _streams(live_run, t0)
     r = agent.send(batches)
     assert r.status_code == 200 and not any(a["duplicate"] for a in r.json()["acked"])
     session.commit()
     # Answered with the raw lines stored and nothing parsed: the run page says how far behind parsing is.
-    stored = _state(session, run_id)
+    stored = _state(session, live_run)
     assert stored["chunks"] == len(batches) and stored["samples"] == 0
-    lag = client.get(f"/api/runs/{run_id}").json()["parse_lag"]
+    lag = client.get(f"/api/runs/{live_run}").json()["parse_lag"]
     assert lag["chunks"] == len(batches) and lag["seconds"] >= 0
-    time.sleep(0.2)
-    assert client.get(f"/api/runs/{run_id}").json()["parse_lag"]["seconds"] >= 0.2
+    time.sleep(0.2)  # the lag's age is what is tested here: it grows while nothing parses
+    assert client.get(f"/api/runs/{live_run}").json()["parse_lag"]["seconds"] >= 0.2
+    assert main(["run", "show", live_run]) == 0
+    assert f"parsing {len(batches)} batches behind (oldest received" in capsys.readouterr().out
 
     assert workers.drain() == 2  # one claim per stream: every contiguous chunk in one transaction
     session.commit()
-    assert _state(session, run_id) == expected
-    assert client.get(f"/api/runs/{run_id}").json()["parse_lag"] == {"chunks": 0, "seconds": 0.0}
+    assert _state(session, live_run) == expected
+    assert client.get(f"/api/runs/{live_run}").json()["parse_lag"] == {"chunks": 0, "seconds": 0.0}
+    assert main(["run", "show", live_run]) == 0
+    assert "behind" not in capsys.readouterr().out
     assert workers.drain() == 0  # nothing left: no stream is claimed again
 
     # Finishing the run needs no worker: both streams were closed and parsed, so it is complete.
-    assert agent.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0}).status_code == 200
-    detail = client.get(f"/api/runs/{run_id}").json()
+    assert agent.c.post(f"/api/agent/runs/{live_run}/finish", json={"exit_code": 0}).status_code == 200
+    detail = client.get(f"/api/runs/{live_run}").json()
     assert detail["status"] == "complete", detail["status_reasons"]
     assert any(s["kind"] == "pidstat-averages" for s in detail["summaries"])
 
 
-def test_finishing_a_run_parses_what_no_worker_reached_yet(
-    app: Any, client: TestClient, agent_token: str, session: Any, monkeypatch: pytest.MonkeyPatch
+def test_a_run_finished_before_its_streams_are_parsed_is_judged_by_the_worker_that_finishes_them(
+    agent: Agent, client: TestClient, session: Any, workers: Any, expected: dict[str, Any], live_run: str, t0: float
 ) -> None:
-    agent = Agent(app, agent_token)
-    agent.hello()
-    t0 = time.time()
-    expected = _reference(agent, session, monkeypatch, t0)
-    _workers_on(monkeypatch)
-    run_id = _run(agent)
-    agent.c.post(f"/api/agent/runs/{run_id}/join", json={"agent_id": agent.agent_id, "role": "proxy",
-                                                          "streams": ["vmstat", "pidstat"]})
-    agent.c.post(f"/api/agent/runs/{run_id}/start", json={"started_at": t0})
-    assert agent.send(_streams(run_id, t0)).status_code == 200
-    assert agent.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0}).status_code == 200
+    assert agent.send(_streams(live_run, t0)).status_code == 200
+    # The finish answers at once, without parsing: the run waits for its streams, and says so.
+    assert agent.c.post(f"/api/agent/runs/{live_run}/finish", json={"exit_code": 0}).status_code == 200
+    detail = client.get(f"/api/runs/{live_run}").json()
+    assert detail["status"] == "running" and detail["parse_lag"]["chunks"] > 0
+    assert not detail["summaries"]
+    assert workers.wait_parsed(uuid.UUID(live_run), timeout=0.2) is False  # no worker runs in this process
+    # The worker that parses the closing chunks finishes the streams and judges the run in that commit.
+    assert workers.drain() == 2
+    assert workers.wait_parsed(uuid.UUID(live_run), timeout=5)
     session.commit()
-    assert _state(session, run_id) == expected
-    assert client.get(f"/api/runs/{run_id}").json()["status"] == "complete"
+    assert _state(session, live_run) == expected
+    detail = client.get(f"/api/runs/{live_run}").json()
+    assert detail["status"] == "complete", detail["status_reasons"]
+    assert any(s["kind"] == "pidstat-averages" for s in detail["summaries"])
 
 
 def test_a_parse_rolled_back_mid_stream_loses_and_doubles_no_sample(
-    app: Any, agent_token: str, session: Any, monkeypatch: pytest.MonkeyPatch
+    agent: Agent, session: Any, workers: Any, expected: dict[str, Any], t0: float
 ) -> None:
     from perflab.db import unit_of_work
-    from perflab.ingest import workers
 
-    agent = Agent(app, agent_token)
-    agent.hello()
-    t0 = time.time()
-    expected = _reference(agent, session, monkeypatch, t0)
-    _workers_on(monkeypatch)
     run_id = _run(agent)
     batches = _streams(run_id, t0)
     # Half the chunks first: a worker parses them and commits.
@@ -151,17 +176,11 @@ def test_a_parse_rolled_back_mid_stream_loses_and_doubles_no_sample(
     assert _state(session, run_id) == expected
 
 
-def test_two_workers_never_parse_one_stream_at_once(
-    app: Any, agent_token: str, session: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_two_workers_never_parse_one_stream_at_once(agent: Agent, session: Any, workers: Any, t0: float) -> None:
     from perflab.db import unit_of_work
-    from perflab.ingest import workers
 
-    agent = Agent(app, agent_token)
-    agent.hello()
-    _workers_on(monkeypatch)
     run_id = _run(agent)
-    assert agent.send(_streams(run_id, time.time(), closed=False)).status_code == 200
+    assert agent.send(_streams(run_id, t0, closed=False)).status_code == 200
     with unit_of_work() as first:
         held = workers.claim(first)
         assert held is not None
@@ -184,6 +203,53 @@ def test_two_workers_never_parse_one_stream_at_once(
     assert lag == 0
 
 
+def test_a_batch_is_answered_while_a_worker_parses_its_stream(
+    agent: Agent, session: Any, workers: Any, t0: float
+) -> None:
+    from perflab.db import unit_of_work
+
+    run_id = _run(agent)
+    batches = _streams(run_id, t0, closed=False)
+    assert agent.send([b for b in batches if b["seq"] <= 2]).status_code == 200
+    with unit_of_work() as parsing:
+        held = workers.claim(parsing)
+        assert held is not None
+        # The worker's transaction is open on that stream: the next batches of it are stored and
+        # answered now, not after the parse (a row lock on the stream would hold them until its commit).
+        answers: list[int] = []
+        sender = threading.Thread(target=lambda: answers.append(
+            agent.send([b for b in batches if b["seq"] > 2]).status_code))
+        sender.start()
+        sender.join(10)
+        assert answers == [200]
+        workers.advance(parsing, held)
+    workers.drain()
+    session.commit()
+    lag = session.execute(text("SELECT sum(max_seq - parsed_seq) FROM stream WHERE run_id = :r"),
+                          {"r": run_id}).scalar()
+    assert lag == 0
+
+
+def test_a_pass_gives_every_stream_a_turn_before_any_gets_a_second(
+    agent: Agent, session: Any, workers: Any, t0: float
+) -> None:
+    run_id = _run(agent)
+    batches = _streams(run_id, t0, closed=False)
+    first = [b for b in batches if b["seq"] == 1]
+    assert agent.send(first).status_code == 200
+    seen: set[int] = set()
+    assert workers.parse_one(seen=seen)
+    # The stream just parsed gets its next batch (live agents send one a second): the pass still goes
+    # to the other stream, which would otherwise wait behind it.
+    again = session.execute(text("SELECT name FROM stream WHERE id = :s"), {"s": next(iter(seen))}).scalar()
+    session.commit()
+    assert agent.send([b for b in batches if b["seq"] == 2 and b["stream"] == again]).status_code == 200
+    assert workers.parse_one(seen=seen)
+    assert len(seen) == 2
+    assert workers.parse_one(seen=seen) is False  # the pass is over; the next one takes the new batch
+    assert workers.parse_pass() == 1
+
+
 def _long_vmstat(t0: float) -> list[list[Any]]:
     """Every capture's vmstat rows under one header, ten times over: a stream of ~1,600 lines."""
     rows: list[str] = []
@@ -195,20 +261,16 @@ def _long_vmstat(t0: float) -> list[list[Any]]:
 
 
 def test_a_worker_process_killed_mid_stream_loses_and_doubles_no_sample(
-    app: Any, agent_token: str, session: Any, monkeypatch: pytest.MonkeyPatch, database_url: str
+    agent: Agent, session: Any, monkeypatch: pytest.MonkeyPatch, database_url: str, workers: Any
 ) -> None:
-    from perflab.ingest import workers
-
-    agent = Agent(app, agent_token)
-    agent.hello()
     lines = _long_vmstat(time.time())
-    _workers_off(monkeypatch)
+    _parse_in_requests(monkeypatch, inline=True)
     ref = _run(agent)
     assert agent.send(_batches("vmstat", "vmstat", "proxy", ref, lines, 100)).status_code == 200
     session.commit()
     expected = _state(session, ref)
     assert expected["samples"] > 10_000
-    _workers_on(monkeypatch)
+    _parse_in_requests(monkeypatch, inline=False)
     runs = [_run(agent) for _ in range(4)]
     for run_id in runs:
         # One line per chunk: each stream is a long parse (~1,600 chunks in one transaction).
@@ -254,26 +316,19 @@ def test_a_worker_process_killed_mid_stream_loses_and_doubles_no_sample(
 
 
 def test_every_serve_process_runs_a_worker_that_a_batch_wakes(
-    app: Any, client: TestClient, agent_token: str, session: Any, monkeypatch: pytest.MonkeyPatch
+    agent: Agent, agent_token: str, session: Any, workers: Any, expected: dict[str, Any], t0: float
 ) -> None:
     from perflab.main import create_app
 
-    agent = Agent(app, agent_token)
-    agent.hello()
-    t0 = time.time()
-    expected = _reference(agent, session, monkeypatch, t0)
-    _workers_on(monkeypatch)
-    # A server started with the setting on: its lifespan starts the parse worker (LISTEN perflab_parse).
+    # A server started with the default settings: its lifespan starts the parse worker (LISTEN perflab_parse).
     with TestClient(create_app()) as server:
         server.headers["Authorization"] = f"Bearer {agent_token}"
         agent.c = server
         run_id = _run(agent)
         assert agent.send(_streams(run_id, t0)).status_code == 200
-        deadline = time.monotonic() + 20
-        lag = client.get(f"/api/runs/{run_id}").json()["parse_lag"]
-        while lag["chunks"] and time.monotonic() < deadline:
-            time.sleep(0.05)
-            lag = client.get(f"/api/runs/{run_id}").json()["parse_lag"]
+        # Nothing in this thread parses: the server's own worker does, woken by the batch's notice.
+        assert workers.wait_parsed(uuid.UUID(run_id), timeout=20)
+        lag = server.get(f"/api/runs/{run_id}").json()["parse_lag"]
         assert lag == {"chunks": 0, "seconds": 0.0}
     session.commit()
     assert _state(session, run_id) == expected

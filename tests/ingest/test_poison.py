@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from tests.conftest import wait_parsed
 from tests.ingest.test_ingest import AGENT, CAPTURE, Agent, _batches, _lines, _run
 
 
@@ -35,6 +36,7 @@ def test_a_vmstat_batch_with_nan_timestamps_is_a_422_and_later_seqs_still_parse(
     stand_in = dict(poison, lines=[], refused_lines=len(poison["lines"]))
     assert agent.send([stand_in, *rest]).status_code == 200
     assert agent.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0}).status_code == 200
+    wait_parsed(run_id)
 
     detail = client.get(f"/api/runs/{run_id}").json()
     vmstat = next(s for s in detail["streams"] if s["name"] == "vmstat")
@@ -63,6 +65,7 @@ def test_lines_dropped_by_a_full_agent_spool_reach_the_run_page(app: Any, client
         batch["dropped"] = min(n * 7, 21)
     assert agent.send(list(reversed(batches))).status_code == 200
     assert agent.c.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0}).status_code == 200
+    wait_parsed(run_id)
     detail = client.get(f"/api/runs/{run_id}").json()
     vmstat = next(s for s in detail["streams"] if s["name"] == "vmstat")
     assert vmstat["dropped"] == 21

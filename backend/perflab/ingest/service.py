@@ -8,7 +8,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -184,10 +184,9 @@ def start(session: Session, *, run: Run, started_at: float | None) -> None:
 
 
 def finish(session: Session, *, run: Run, exit_code: int | None, ended_at: float | None) -> None:
-    if workers.enabled():
-        # The run's end decides complete/partial and feeds findings from parsed data: parse what the
-        # workers have not reached yet (before the run row is written: no lock held while claiming).
-        workers.parse_run_now(session, run_id=run.id)
+    # Judged now if every stream is finished, else by the worker that finishes the last one: the run
+    # row is locked so that one of the two sees the other's commit (ingest/workers.py).
+    session.refresh(run, with_for_update=True)
     if run.ended_at is None:
         run.ended_at = _ts(ended_at)
         run.exit_code = exit_code
@@ -246,15 +245,59 @@ def _stream_for(session: Session, *, token: AgentToken, agent_id: str, batch: Ba
     return stream
 
 
+# A batch of an existing stream, with parse workers on: the raw chunk stored (deduplicated on run, stream,
+# seq), the stream's counters moved and the workers notified (at commit), in one round trip. The run's
+# project is checked in the same statement; no stream row is read first nor held beyond this statement's
+# update, so an answer never waits for a parse (workers own a stream by an advisory lock, ingest/workers.py).
+STORE_RAW = text("""
+WITH st AS (
+    SELECT s.id FROM stream s JOIN run r ON r.id = s.run_id
+    WHERE s.run_id = :run AND s.agent_id = :agent AND s.name = :name AND r.project_id = :project
+), ins AS (
+    INSERT INTO raw_chunk (run_id, stream_id, seq, received_at, line_count, data_gz)
+    SELECT :run, st.id, :seq, :received, :n, :data FROM st
+    ON CONFLICT (run_id, stream_id, seq) DO NOTHING
+    RETURNING stream_id
+), upd AS (
+    UPDATE stream SET lines = stream.lines + :n, chunks = stream.chunks + 1,
+        max_seq = greatest(stream.max_seq, :seq), dropped = greatest(stream.dropped, :dropped),
+        refused = stream.refused + :refused, error = coalesce(CAST(:error AS text), stream.error),
+        state = CASE WHEN CAST(:error AS text) IS NULL THEN stream.state ELSE 'failed' END,
+        closed_seq = CASE WHEN :closed THEN CAST(:seq AS bigint) ELSE stream.closed_seq END
+    FROM ins WHERE stream.id = ins.stream_id
+    RETURNING stream.id
+)
+SELECT (SELECT id FROM st) AS stream_id, EXISTS (SELECT FROM upd) AS stored, pg_notify(:channel, '')
+""")
+
+
+def _store_raw(session: Session, *, token: AgentToken, agent_id: str, batch: Batch) -> bool | None:
+    """STORE_RAW for one batch: whether it was new (False: a duplicate), None when its stream does not exist."""
+    row = session.execute(STORE_RAW, {
+        "run": batch.run_id, "agent": agent_id, "name": batch.stream, "project": token.project_id,
+        "seq": batch.seq, "received": now(), "n": len(batch.lines), "data": pipeline.encode_lines(batch.lines),
+        "dropped": batch.dropped, "refused": batch.refused_lines, "error": batch.error or None,
+        "closed": batch.closed, "channel": workers.CHANNEL,
+    }).one()
+    return None if row.stream_id is None else bool(row.stored)
+
+
 def ingest(session: Session, *, token: AgentToken, agent_id: str, batches: list[Batch]) -> list[dict[str, Any]]:
-    """Store raw chunks (deduplicated on run, stream, seq), then parse what became contiguous."""
+    """Store raw chunks (deduplicated on run, stream, seq); without parse workers, parse what became
+    contiguous."""
     acks = []
     cache: dict[tuple[uuid.UUID, str], Stream] = {}
     hosts: dict[str, Host | None] = {}
     touched: dict[int, Stream] = {}
     fresh: dict[int, dict[int, list[Any]]] = {}
+    fast = workers.enabled()
     # Lock streams in a stable order so two requests never deadlock.
     for sent in sorted(batches, key=lambda b: (str(b.run_id), b.stream, b.seq, b.part or 0)):
+        if fast and not (sent.parts is not None and sent.parts > 1) and (sent.run_id, sent.stream) not in cache:
+            stored = _store_raw(session, token=token, agent_id=agent_id, batch=sent)
+            if stored is not None:
+                acks.append({"run_id": sent.run_id, "stream": sent.stream, "seq": sent.seq, "duplicate": not stored})
+                continue
         stream = _stream_for(session, token=token, agent_id=agent_id, batch=sent, cache=cache, hosts=hosts)
         if sent.parts is not None and sent.parts > 1:
             whole = _assemble_part(session, stream=stream, batch=sent)
@@ -398,6 +441,8 @@ def evaluate(session: Session, *, run: Run) -> None:
 def reparse_run(session: Session, *, run: Run) -> dict[str, int]:
     counts = {"streams": 0, "samples": 0}
     for stream in session.scalars(select(Stream).where(Stream.run_id == run.id).order_by(Stream.id)):
+        workers.own(session, stream_id=stream.id)
+        session.refresh(stream)  # what a worker that held it committed
         pipeline.reparse_stream(session, stream, run)
         counts["streams"] += 1
         counts["samples"] += stream.samples

@@ -1,4 +1,5 @@
-"""Parse workers: parsing off the request path (PERFLAB_PARSE_WORKERS=true, docs/scaling.md).
+"""Parse workers: parsing off the request path (on by default; PERFLAB_PARSE_WORKERS=false turns them
+off, docs/scaling.md).
 
 With workers on, an ingest request only stores raw chunks and answers after its commit. A worker (a
 thread in every `perflab serve` process, or `perflab worker` on a dedicated host) claims one stream
@@ -9,18 +10,23 @@ mid-stream rolls back to the old cursor: the next one parses the same chunks, no
 
 Workers are woken by `NOTIFY perflab_parse` (sent by the ingest transaction, delivered at its commit)
 and poll every POLL_S anyway, for a notice missed while their listening connection reconnected.
+
+A run is judged (complete/partial, alerts) by whoever finishes its last stream: the worker whose parse
+reaches a closing chunk, or the finish request if every stream was finished before it. Both lock the
+run row first, so the later of the two sees the other's commit and no run is left undecided.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import exists, func, or_, select, text
+from sqlalchemy import Integer, cast, exists, func, or_, select, text
 from sqlalchemy.orm import Session
 
 from perflab.db import unit_of_work
@@ -30,6 +36,10 @@ from perflab.runs.models import RawChunk, Run, Stream
 log = logging.getLogger(__name__)
 
 CHANNEL = "perflab_parse"
+# The advisory lock class of a stream's parse ownership (the key is the stream id); cluster/leader.py's
+# sweep lock is a single bigint key, so the two never meet.
+CLAIM_LOCK = 0x7066
+INT4_KEYS = 2147483647
 POLL_S = 1.0
 APPLICATION_NAME = "perflab-parse-worker"
 
@@ -63,7 +73,10 @@ def advance(session: Session, stream: Stream, *, fresh: dict[int, list[Any]] | N
     if not (pipeline.stream_complete(stream) and stream.closed_at is None):
         return None
     runs = runs if runs is not None else {}
-    run = runs.get(stream.run_id) or session.get(Run, stream.run_id)
+    # Locked (after the stream: the order every path takes) so that a finish request judging the run
+    # at the same moment waits for this commit, or this waits for its: the later one sees both.
+    run = runs.get(stream.run_id) or session.get(Run, stream.run_id, with_for_update=True,
+                                                 populate_existing=True)
     assert run is not None
     runs[run.id] = run
     pipeline.finish_stream(session, stream, run)
@@ -74,31 +87,56 @@ def advance(session: Session, stream: Stream, *, fresh: dict[int, list[Any]] | N
 
 
 def claim(session: Session, *, run_id: uuid.UUID | None = None, skip: Iterable[int] = ()) -> Stream | None:
-    """Lock one stream with work that no other transaction holds (a worker or an ingest request)."""
-    q = select(Stream).where(_pending())
+    """Own one stream with work that no other worker owns, until this transaction ends.
+
+    Ownership is a transaction-scoped advisory lock on (CLAIM_LOCK, stream id) taken with
+    pg_try_advisory_xact_lock, PostgreSQL's SKIP LOCKED for a key rather than a row: a row lock
+    (FOR UPDATE) would also make every ingest of that stream wait for the whole parse, since a batch
+    updates the stream's counters. The candidates are materialised first (the few with work, through
+    ix_stream_parse_pending), so locks are only tried on them, in id order, until one is free."""
+    q = select(Stream.id).where(_pending())
     if run_id is not None:
         q = q.where(Stream.run_id == run_id)
     if skip:
         q = q.where(Stream.id.not_in(list(skip)))
-    return session.scalar(q.order_by(Stream.id).limit(1)
-                          .with_for_update(of=Stream, skip_locked=True).execution_options(populate_existing=True))
+    candidates = q.order_by(Stream.id).cte("candidates").prefix_with("MATERIALIZED")
+    # No ORDER BY out here: a sort would read (and lock) every candidate; the CTE hands them in id order.
+    # Two int4 keys (a key space apart from one-bigint keys): ids wrap past 2^31-1, a rare shared key
+    # only makes a worker skip a stream for one pass.
+    key = cast(candidates.c.id % INT4_KEYS, Integer)
+    owned = session.scalar(
+        select(candidates.c.id).where(func.pg_try_advisory_xact_lock(CLAIM_LOCK, key)).limit(1))
+    if owned is None:
+        return None
+    # Read after the lock: what the previous owner committed (its cursor) is what this one resumes from.
+    return session.get(Stream, owned, populate_existing=True)
 
 
-def parse_one(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None) -> bool:
+def own(session: Session, *, stream_id: int) -> None:
+    """Own a stream as claim() does, waiting for a worker that holds it (a reparse must not interleave with
+    a parse of the same stream)."""
+    session.execute(select(func.pg_advisory_xact_lock(CLAIM_LOCK, stream_id % INT4_KEYS)))
+
+
+def parse_one(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None,
+              seen: set[int] | None = None) -> bool:
     """Claim a stream, parse it, commit. False when no unlocked stream has work.
 
     A stream whose parse raises is rolled back, added to `failed` and skipped by later calls that pass
-    the same set: one broken stream must not stop the others (it is retried at the next drain)."""
+    the same set: one broken stream must not stop the others (it is retried at the next drain).
+    A stream claimed is added to `seen`, and streams in it are skipped (one turn each per pass)."""
     from perflab.ingest import service
 
     failed = failed if failed is not None else set()
     held: int | None = None
     try:
         with unit_of_work() as session:
-            stream = claim(session, run_id=run_id, skip=failed)
+            stream = claim(session, run_id=run_id, skip=failed | (seen or set()))
             if stream is None:
                 return False
             held = stream.id
+            if seen is not None:
+                seen.add(held)
             run = advance(session, stream)
             if run is not None:
                 service.evaluate(session, run=run)
@@ -111,30 +149,62 @@ def parse_one(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None
     return True
 
 
-def drain(*, run_id: uuid.UUID | None = None, limit: int = 100_000) -> int:
-    """Parse until no unlocked stream has work. Returns the streams claimed."""
+def parse_pass(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None, limit: int = 100_000) -> int:
+    """One turn for every stream with work: each is claimed at most once, in id order. Returns the streams
+    claimed. Without turns the lowest ids, which get a batch every second, would be claimed again and
+    again while the others waited (40 live agents: the oldest unparsed batch 28 s old)."""
+    failed = failed if failed is not None else set()
+    seen: set[int] = set()
     done = 0
-    failed: set[int] = set()
-    while done < limit and parse_one(run_id=run_id, failed=failed):
+    while done < limit and parse_one(run_id=run_id, failed=failed, seen=seen):
         done += 1
     return done
 
 
-def parse_run_now(session: Session, *, run_id: uuid.UUID) -> None:
-    """Parse what is pending on a run's streams in the caller's transaction (finishing a run reads
-    its parsed data right away). Streams another transaction holds are skipped, never waited for
-    (no lock-order deadlock with an ingest request): their holder, or the next worker, parses them
-    and evaluates the run again."""
-    from perflab.ingest import service
+def drain(*, run_id: uuid.UUID | None = None, limit: int = 100_000) -> int:
+    """Parse until no unlocked stream has work. Returns the streams claimed."""
+    done = 0
+    failed: set[int] = set()
+    while done < limit and (claimed := parse_pass(run_id=run_id, failed=failed, limit=limit - done)):
+        done += claimed
+    return done
 
-    runs: dict[uuid.UUID, Run] = {}
-    while (stream := claim(session, run_id=run_id)) is not None:
-        before = (stream.parsed_seq, stream.closed_at)
-        advance(session, stream, runs=runs)
-        if (stream.parsed_seq, stream.closed_at) == before:
-            break  # nothing moved: never spin on it
-    for run in runs.values():
-        service.evaluate(session, run=run)
+
+def has_work(session: Session, *, run_id: uuid.UUID) -> bool:
+    """Whether a worker has something to do on this run (a stream waiting for a missing chunk has not)."""
+    return session.scalar(select(Stream.id).where(Stream.run_id == run_id, _pending()).limit(1)) is not None
+
+
+def wait_parsed(run_id: uuid.UUID, *, timeout: float) -> bool:
+    """Wait until the workers have parsed (and finished) everything received for a run, at most `timeout`
+    seconds. True when parsed. Woken by the run's `perflab_run` notices (a worker's commit changes its
+    streams), polling every 0.5 s as well."""
+    from perflab.cluster import live, pg
+
+    deadline = time.monotonic() + timeout
+    conn = None
+    try:
+        try:
+            conn = pg.connect()
+            conn.execute(f"LISTEN {live.CHANNEL}")  # before the first look: no commit slips between
+        except Exception:
+            log.debug("wait_parsed: cannot listen; polling", exc_info=True)
+            conn = None
+        while True:
+            with unit_of_work() as session:
+                if not has_work(session, run_id=run_id):
+                    return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if conn is None:
+                time.sleep(min(0.05, left))
+            else:
+                for _ in conn.notifies(timeout=min(0.5, left), stop_after=1):
+                    pass
+    finally:
+        if conn is not None:
+            conn.close()
 
 
 def run_lag(session: Session, *, run_id: uuid.UUID) -> dict[str, Any]:
@@ -153,10 +223,12 @@ def run_lag(session: Session, *, run_id: uuid.UUID) -> dict[str, Any]:
 
 
 def work_forever(stop: threading.Event, *, poll_s: float = POLL_S) -> None:
-    """A worker's loop: drain, then sleep until a notice or `poll_s`. Ends when `stop` is set."""
+    """A worker's loop: passes while they find work, then sleep until a notice or `poll_s`. Ends when `stop`
+    is set."""
     from perflab.cluster import pg
 
     conn = None
+    failed: set[int] = set()
     while not stop.is_set():
         try:
             if conn is None:
@@ -165,12 +237,16 @@ def work_forever(stop: threading.Event, *, poll_s: float = POLL_S) -> None:
         except Exception:
             log.warning("parse worker: cannot listen for %s; polling every %.1f s", CHANNEL, poll_s, exc_info=True)
             conn = None
+        claimed = 0
         try:
-            drain()
+            claimed = parse_pass(failed=failed)
         except Exception:
             log.warning("parse worker: a parse failed; trying again in %.1f s", poll_s, exc_info=True)
         if stop.is_set():
             break
+        if claimed:
+            continue  # batches keep coming: the next pass at once (a stop is seen between passes)
+        failed.clear()  # idle: a stream that failed gets another try at the next notice
         if conn is None:
             stop.wait(poll_s)
             continue

@@ -35,6 +35,9 @@ def _show(args: argparse.Namespace) -> int:
         from perflab.findings import service as findings_service
 
         findings = findings_service.for_run(db, run=run, experiment=d["experiment_name"])
+        from perflab.ingest import workers
+
+        lag = workers.run_lag(db, run_id=run.id)
         out = {
             "run_id": str(run.id),
             "project": d["project_slug"],
@@ -57,6 +60,8 @@ def _show(args: argparse.Namespace) -> int:
             "headline": run.headline,
             "profiles": profiles,
             "findings": findings,
+            # Parse workers trail what was received: the streams' samples and the findings may lack the newest.
+            "parse_lag": lag,
         }
     if args.json:
         print(json.dumps(out, indent=2, default=str))
@@ -64,6 +69,8 @@ def _show(args: argparse.Namespace) -> int:
     print(f"run {out['run_id']}  {out['project']} / {out['experiment']}  status: {out['status']}")
     for reason in out["status_reasons"]:
         print(f"  ! {reason}")
+    if lag["chunks"]:
+        print(f"  parsing {lag['chunks']} batches behind (oldest received {lag['seconds']:.1f} s ago)")
     if out["load_command"]:
         print(f"  load: {out['load_command']} (exit {out['exit_code']})")
     h = out["headline"]

@@ -23,6 +23,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     and_,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import Mapped, mapped_column, validates
@@ -92,7 +93,12 @@ class RunHost(Base):
 
 class Stream(CreatedAt, Base):
     __tablename__ = "stream"
-    __table_args__ = (UniqueConstraint("run_id", "agent_id", "name"),)
+    __table_args__ = (
+        UniqueConstraint("run_id", "agent_id", "name"),
+        # The streams a parse worker has work on (ingest/workers.py::claim): a few, among every stream kept.
+        Index("ix_stream_parse_pending", "id",
+              postgresql_where=text("parsed_seq < max_seq OR (closed_seq IS NOT NULL AND closed_at IS NULL)")),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     run_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), ForeignKey("run.id", ondelete="CASCADE"))

@@ -1,0 +1,193 @@
+"""Finishing a stream once its closing chunk is parsed: the line parser's tail, one-shot summaries
+(wrk, strace -c, ...), pidstat averages, compaction of live blocks into chunks, steady-state statistics;
+and reparsing a stream from its raw chunks.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from itertools import repeat
+from operator import mul, sub
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from perflab import parsers
+from perflab.ingest.buffer import LOAD_SUMMARY, ONE_SHOT, STREAMING, PointBuffer, _units
+from perflab.ingest.store import parse_pending, store_points, stream_complete, stream_text
+from perflab.runs.models import Run, Series, SeriesBlock, SeriesChunk, Stream, Summary
+from perflab.series import service as series_service
+
+
+def flush_parser(session: Session, stream: Stream) -> int:
+    """At the end of a stream, the records a line parser still holds (netqtop's last interval)."""
+    kind = STREAMING.get(stream.source)
+    state = stream.parser_state or {}
+    if kind is None or not state.get("parser"):
+        return 0
+    parser = type(parsers.line_parser(kind)).from_state(state["parser"])
+    try:
+        records = parser.finish()
+    except parsers.ParseError as exc:
+        stream.error = stream.error or f"the {kind} output ended mid-way: {exc}"
+        return 0
+    if not records or stream.source == "pidstat":
+        return 0  # pidstat's finish() only completes its Average lines, summarised separately
+    wall = state.get("last_wall")
+    t = round((wall if wall is not None else datetime.now(UTC).timestamp()) * 1e6)
+    buf = PointBuffer(stream.source, _units(kind))
+    buf.add(records, t)
+    stored = store_points(session, stream, buf, live=True)
+    stream.samples += stored
+    stream.parser_state = {**state, "parser": parser.state()}
+    return stored
+
+
+def finish_stream(session: Session, stream: Stream, run: Run,
+                  known: list[tuple[int, list[int], list[float]]] | None = None) -> None:
+    """Once every chunk up to the closing one is here: one-shot summaries and steady-state stats.
+
+    `known`: every sample of the stream, as the caller just stored it (an import), so the statistics
+    need not read it back."""
+    session.execute(delete(Summary).where(Summary.stream_id == stream.id))
+    if flush_parser(session, stream):
+        known = None  # the parser's tail added samples the caller does not have
+    kind = ONE_SHOT.get(stream.source)
+    if kind is not None and stream.lines == 0:
+        # Nothing to parse: the agent's error (if any) already says why; don't bury it under a parse error.
+        # A kernel log without a new message during the run is a quiet kernel, not a failure.
+        if stream.error is None and kind != "dmesg":
+            stream.error = f"the {kind} collector produced no output"
+    elif kind is not None:
+        text = stream_text(session, stream)
+        try:
+            data = parsers.parse(kind, text)
+        except parsers.ParseError as exc:
+            stream.error = f"could not parse the {kind} output: {exc}"
+            return
+        stored = LOAD_SUMMARY if kind in parsers.LOAD_KINDS else kind
+        session.add(Summary(run_id=run.id, stream_id=stream.id, role=stream.role, kind=stored, data=data,
+                            warnings=list(data.get("warnings", []))))
+        if stored == LOAD_SUMMARY:
+            run.headline = headline_from_wrk(data)
+    elif stream.source == "pidstat":
+        state = (stream.parser_state or {}).get("parser")
+        averages: list[dict[str, Any]] = []
+        if state:
+            parser = type(parsers.line_parser("pidstat")).from_state(state)
+            parser.finish()
+            averages = list(getattr(parser, "averages", []))
+        source = "pidstat"
+        if not averages:
+            # `pidstat -h` (what the agent runs) prints no Average lines: average the rows, as pidstat would.
+            averages = averages_from_rows(session, stream, known)
+            source = "rows"
+        if averages:
+            session.add(Summary(run_id=run.id, stream_id=stream.id, role=stream.role, kind="pidstat-averages",
+                                data={"averages": averages, "computed_from": source}, warnings=[]))
+    compact_stream(session, stream)
+    refresh_series_stats(session, stream, run, known)
+
+
+def compact_stream(session: Session, stream: Stream) -> None:
+    """A closed stream's series become one chunk each: its blocks (a row per batch, raw doubles) and
+    any chunks merged into a few bytes per sample."""
+    ids = list(session.scalars(select(Series.id).where(Series.stream_id == stream.id)))
+    series_service.compact(session, run_id=stream.run_id, stream_id=stream.id, series_ids=ids)
+
+
+def _points_of(session: Session, run_id: Any, sids: list[int],
+               known: list[tuple[int, list[int], list[float]]] | None) -> dict[Any, series_service.Points]:
+    """Every sample of these series: from `known` when it holds them all, else read back."""
+    if known is not None:
+        have = {sid: (t, v) for sid, t, v in known}
+        if set(sids) <= have.keys():
+            return {(run_id, sid): have[sid] for sid in sids}
+    return series_service.read_points(session, [(run_id, sid) for sid in sids])
+
+
+def averages_from_rows(session: Session, stream: Stream,
+                       known: list[tuple[int, list[int], list[float]]] | None = None) -> list[dict[str, Any]]:
+    """Per process, the mean of every pidstat metric over the run (pidstat's own Average semantics)."""
+    series = session.execute(
+        select(Series.id, Series.labels, Series.metric).where(Series.stream_id == stream.id)
+    ).all()
+    points = _points_of(session, stream.run_id, [sid for sid, _, _ in series], known)
+    by_proc: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for sid, labels, metric in series:
+        values = points.get((stream.run_id, sid), ([], []))[1]
+        if not values:
+            continue
+        key = (labels.get("command"), labels.get("pid"), labels.get("tid"))
+        entry = by_proc.setdefault(key, {k: v for k, v in labels.items()})
+        entry[metric] = round(math.fsum(values) / len(values), 2)
+    return sorted(by_proc.values(), key=lambda e: (str(e.get("command")), e.get("pid") or 0))
+
+
+def headline_from_wrk(data: dict[str, Any]) -> dict[str, Any]:
+    pct = data.get("latency_percentiles_ms") or {}
+    lat = data.get("latency_ms") or {}
+    sock = data.get("socket_errors") or {}
+    errors = int(data.get("non_2xx_3xx") or 0) + sum(int(v or 0) for v in sock.values())
+    return {
+        "requests_per_sec": data.get("requests_per_sec"),
+        "latency_p50_ms": pct.get("50"),
+        "latency_p99_ms": pct.get("99"),
+        "latency_avg_ms": lat.get("avg"),
+        "transfer_per_sec_bytes": data.get("transfer_per_sec_bytes"),
+        "requests": data.get("requests"),
+        "non_2xx_3xx": int(data.get("non_2xx_3xx") or 0),
+        "socket_errors": sum(int(v or 0) for v in sock.values()),
+        "errors": errors,
+    }
+
+
+# Steady state: drop this share of the run at each end (warm-up, cool-down), at least one sample.
+TRIM_FRACTION = 0.1
+
+
+def steady_stats(values: list[float]) -> dict[str, Any] | None:
+    """Statistics of a time-ordered series without its first and last TRIM_FRACTION (5+ samples)."""
+    n = len(values)
+    if not n:
+        return None
+    if n >= 5:
+        cut = max(1, math.floor(n * TRIM_FRACTION))
+        values = values[cut:n - cut]
+        n = len(values)
+    mean = math.fsum(values) / n
+    dev = list(map(sub, values, repeat(mean)))
+    stdev = math.sqrt(math.fsum(map(mul, dev, dev)) / (n - 1)) if n > 1 else None
+    ordered = sorted(values)
+    mid = n // 2
+    median = ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    return {"mean": mean, "min": ordered[0], "max": ordered[-1], "stdev": stdev, "n": n, "median": median,
+            "trim_fraction": TRIM_FRACTION}
+
+
+def refresh_series_stats(session: Session, stream: Stream, run: Run,
+                         known: list[tuple[int, list[int], list[float]]] | None = None) -> None:
+    series = list(session.scalars(select(Series).where(Series.stream_id == stream.id)))
+    points = _points_of(session, run.id, [s.id for s in series], known)
+    for s in series:
+        stats = steady_stats(points.get((run.id, s.id), ([], []))[1])
+        if stats is not None:
+            s.stats = stats
+
+
+def reparse_stream(session: Session, stream: Stream, run: Run) -> None:
+    ids = select(Series.id).where(Series.stream_id == stream.id)
+    session.execute(delete(SeriesChunk).where(SeriesChunk.run_id == stream.run_id, SeriesChunk.series_id.in_(ids)))
+    session.execute(delete(SeriesBlock).where(SeriesBlock.run_id == stream.run_id, SeriesBlock.stream_id == stream.id))
+    session.execute(delete(Series).where(Series.stream_id == stream.id))
+    session.execute(delete(Summary).where(Summary.stream_id == stream.id))
+    stream.parsed_seq = 0
+    stream.samples = 0
+    stream.parser_state = {}
+    stream.error = None
+    session.flush()
+    parse_pending(session, stream)
+    if stream_complete(stream):
+        finish_stream(session, stream, run)
