@@ -1,9 +1,12 @@
 // The daily workflow around the numbers (issue 19): a botched run is excluded or deleted and can be
 // brought back; viewers are offered nothing they cannot do; a typed note survives a reload and an
-// expired session; two tabs editing one hypothesis do not overwrite each other; each page has its title.
-// Real server and database; runs are imported wrk outputs from the real capture.
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+// expired session; two tabs editing one hypothesis do not overwrite each other; each page has its title;
+// a strace window too long for its load says so on the run. Real server and database; runs are imported
+// wrk outputs from the real capture, except the strace one, made by the real agent the server serves.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { type Browser, expect, type Page, test } from "@playwright/test";
 import { adminEmail, adminPassword, csrfHeaders, logIn, watchConsole } from "./session";
 
@@ -282,4 +285,114 @@ test("zooming a run's chart keeps the page where it was scrolled", async ({ page
   await expect(page).toHaveURL(/[?&]t=/);
   await page.waitForTimeout(300);
   expect(Math.abs((await page.evaluate(() => window.scrollY)) - before)).toBeLessThan(5);
+});
+
+/** Stops a daemon this test started (SIGTERM: it closes its streams and exits), SIGKILL if it hangs. */
+function stopProcess(child: ChildProcess, timeoutMs: number): Promise<void> {
+  return new Promise((res) => {
+    if (child.exitCode !== null || child.signalCode !== null) return res();
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      res();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+test("a strace window that cannot fit in a short load says so on the run, not blaming the process", async ({
+  page,
+  baseURL,
+}) => {
+  // Two agent processes, a 1 s wrk and the run's judgement on a loaded 2-core machine.
+  test.setTimeout(180_000);
+  await logIn(page);
+  const slug = `window-${Date.now().toString(36)}`;
+  await ok(page, "post", "/api/projects", { name: slug, slug });
+  const { token } = await ok(page, "post", `/api/projects/${slug}/tokens`, {
+    name: "e2e agent",
+    scopes: ["ingest", "read"],
+  });
+  // The agent a user downloads from the server, run as the quick start says.
+  const dir = mkdtempSync(join(tmpdir(), "perflab-e2e-agent-"));
+  const pyz = join(dir, "perflab-agent.pyz");
+  const download = await page.request.get("/agent/perflab-agent.pyz");
+  expect(download.status()).toBe(200);
+  writeFileSync(pyz, await download.body());
+  const env = { ...process.env, PERFLAB_SERVER: baseURL, PERFLAB_TOKEN: token };
+  const log = openSync(join(dir, "daemon.log"), "a");
+  // The window would trace the server under test; it must not start at all.
+  const daemon = spawn(
+    "python3",
+    [
+      pyz,
+      "daemon",
+      "--state-dir",
+      join(dir, "daemon"),
+      "--role",
+      "proxy",
+      "--poll-timeout",
+      "2",
+      "--heartbeat-interval",
+      "1",
+      "--collect",
+      "strace-c:perflab:5",
+    ],
+    { env, stdio: ["ignore", log, log] },
+  );
+  try {
+    // wrk's -d 1s tells the server (and so the daemon) the load's length: a 5 s window cannot fit.
+    const out = await new Promise<string>((res, rej) =>
+      execFile(
+        "python3",
+        [
+          pyz,
+          "run",
+          "--state-dir",
+          join(dir, "run"),
+          "--project",
+          slug,
+          "--experiment",
+          "short-load",
+          "--wait-for",
+          "proxy",
+          "--json",
+          "--",
+          "wrk",
+          "-t1",
+          "-c2",
+          "-d1s",
+          `${baseURL}/api/health`,
+        ],
+        { env, timeout: 150_000 },
+        (err, stdout, stderr) =>
+          err
+            ? rej(
+                new Error(
+                  `perflab-agent run: ${err.message}\n${stderr}\n${readFileSync(join(dir, "daemon.log"), "utf8")}`,
+                ),
+              )
+            : res(stdout),
+      ),
+    );
+    const { run_id, status } = JSON.parse(out.trim().split("\n").pop() ?? "{}") as {
+      run_id: string;
+      status: string;
+    };
+    expect(status).toBe("partial");
+
+    await page.goto(`/p/${slug}/runs/${run_id}`);
+    await expect(page.getByTestId("run-status")).toContainText(/partial/i);
+    // The note is the agent's, in terms of the load (on a slow machine the run may end before the window's
+    // start is even reached: that note is as clear).
+    const notFit =
+      /the load lasted 1 s: too short for a strace-c window .*make the load longer|the run ended before the strace-c window started/;
+    await expect(page.getByTestId("run-reasons")).toContainText(notFit);
+    await expect(page.getByRole("row", { name: /strace-c:perflab/ })).toContainText(notFit);
+    await expect(page.getByText(/no system calls|produced no output|could not parse/)).toHaveCount(0);
+  } finally {
+    await stopProcess(daemon, 15_000);
+    closeSync(log);
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
