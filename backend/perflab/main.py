@@ -104,6 +104,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     finally:
         parse_stop.set()
         if parser_thread is not None:
+            await asyncio.to_thread(parse_workers.wake)
             # It commits or rolls back the stream it holds, then stops (at most one parse plus a poll).
             await asyncio.to_thread(parser_thread.join, 10)
         task.cancel()
