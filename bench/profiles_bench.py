@@ -410,18 +410,6 @@ def import_bench(workdir: Path, repeat: int) -> dict[str, Any]:
     return out
 
 
-def _agent_upload(url: str, token: str, run_id: str, path: Path) -> tuple[float, str]:
-    """`perflab-agent upload --run RUN --flamegraph FILE`, as typed; wall seconds and its output."""
-    env = {**os.environ, "PERFLAB_SERVER": url, "PERFLAB_TOKEN": token, "PYTHONPATH": str(ROOT / "agents")}
-    t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "perflab_agent", "upload", "--run", run_id, "--flamegraph", str(path)],
-                         env=env, capture_output=True, text=True)
-    took = time.perf_counter() - t0
-    if out.returncode != 0:
-        raise SystemExit(f"perflab-agent upload failed: {out.stderr[-2000:]}")
-    return took, out.stdout.strip()
-
-
 def _get(url: str, token: str) -> bytes:
     import urllib.request
 
@@ -433,13 +421,11 @@ def _get(url: str, token: str) -> bytes:
 def upload_bench(workdir: Path, repeat: int) -> dict[str, Any]:
     """See the module docstring (``--only upload``)."""
     import tempfile as _tempfile
-    import urllib.request
 
     sys.path.insert(0, str(ROOT))
     from perflab.profiles import parsing
 
-    from bench.common import bench_database
-    from tests.system.harness import Server
+    from bench.common import agent_server, run_agent
     from tests.system.test_http_hardening import HealthWatch
     from tests.system.test_memory_budget import Peak
 
@@ -458,76 +444,56 @@ def upload_bench(workdir: Path, repeat: int) -> dict[str, Any]:
             return time.perf_counter() - t0
 
     out: dict[str, Any] = {}
-    with bench_database("upload") as url:
-        os.environ["PERFLAB_DATABASE_URL"] = url
-        from perflab.cli import migrate
-        from perflab.db import unit_of_work
-        from perflab.projects import service as projects
-        from perflab.tokens import service as tokens
-
-        migrate(url)
-        with unit_of_work() as s:
-            project = projects.create_project(s, name="bench", slug="bench")
-            token, _ = tokens.create_token(s, project=project, name="bench", scopes=["ingest", "read"])
-        server = Server(url, workdir / "server-home")
-        server.start()
-        try:
-            run_id = str(uuid.uuid4())
-            req = urllib.request.Request(f"{server.url}/api/agent/runs", method="POST", data=json.dumps(
-                {"run_id": run_id, "experiment": "profiles", "wait_for_roles": []}).encode(), headers={
-                "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-            urllib.request.urlopen(req).read()
-            # Warm up: the first upload starts the parser pool (its imports are not an upload's cost).
-            warm = workdir / "warm.folded"
-            warm.write_bytes(b"a;b 1\n")
-            _agent_upload(server.url, token, run_id, warm)
-            assert server.proc is not None
-            ids: dict[str, str] = {}
-            for key, path in files.items():
-                peer: list[float] = []
-                up: list[float] = []
-                health: list[float] = []
-                grew: list[int] = []
-                for _ in range(repeat):  # alternate, best of each: the machine is shared
-                    peer.append(pure_parse(path))
-                    with HealthWatch(server.url, timeout_s=60, interval_s=0.02) as hw, Peak(server.proc.pid) as pk:
-                        took, printed = _agent_upload(server.url, token, run_id, path)
-                    up.append(took)
-                    health.append(hw.worst)
-                    grew.append(pk.peak - pk.before)
-                ids[key] = printed.split("profile ", 1)[1].split(" ", 1)[0]
-                out[key] = {
-                    "mb": round(path.stat().st_size / 1e6, 1),
-                    "agent_upload_s": round(min(up), 3), "upload_runs_s": [round(t, 3) for t in up],
-                    "peer_pure_parse_s": round(min(peer), 3), "peer_runs_s": [round(t, 3) for t in peer],
-                    "ratio_to_peer": round(min(up) / min(peer), 2),
-                    "health_worst_s": round(max(health), 3),
-                    "server_peak_growth_mib": round(max(grew) / (1 << 20), 1),
-                    # What the user reads, without this machine's temporary path.
-                    "agent_output": printed.split(": ", 1)[-1],
-                }
-                print(f"upload {key} ({out[key]['mb']} MB): perflab-agent {out[key]['agent_upload_s']} s, pure parse "
-                      f"{out[key]['peer_pure_parse_s']} s ({out[key]['ratio_to_peer']}x); health worst "
-                      f"{out[key]['health_worst_s']} s, server +{out[key]['server_peak_growth_mib']} MiB", flush=True)
-            base = f"{server.url}/api/profiles/{ids['folded_200k']}"
-            for view, link in (("tree", f"{base}/tree"), ("diff", f"{base}/diff?other={ids['svg_50k']}")):
-                times: list[float] = []
-                grew = []
-                health = []
-                for _ in range(repeat):
-                    with HealthWatch(server.url, timeout_s=60, interval_s=0.02) as hw, Peak(server.proc.pid) as pk:
-                        t0 = time.perf_counter()
-                        size = len(_get(link, token))
-                        times.append(time.perf_counter() - t0)
-                    grew.append(pk.peak - pk.before)
-                    health.append(hw.worst)
-                out[f"{view}_of_folded_200k"] = {
-                    "s": round(min(times), 3), "runs_s": [round(t, 3) for t in times], "answer_kb": size // 1000,
-                    "server_peak_growth_mib": round(max(grew) / (1 << 20), 1), "health_worst_s": round(max(health), 3)}
-                print(f"{view} of the 200k profile: {min(times):.2f} s, +{max(grew) / (1 << 20):.0f} MiB, "
-                      f"health worst {max(health):.2f} s", flush=True)
-        finally:
-            server.stop()
+    with agent_server("upload", workdir / "server-home") as (server, token, run_id):
+        # Warm up: the first upload starts the parser pool (its imports are not an upload's cost).
+        warm = workdir / "warm.folded"
+        warm.write_bytes(b"a;b 1\n")
+        run_agent(server.url, token, "upload", "--run", run_id, "--flamegraph", str(warm))
+        assert server.proc is not None
+        ids: dict[str, str] = {}
+        for key, path in files.items():
+            peer: list[float] = []
+            up: list[float] = []
+            health: list[float] = []
+            grew: list[int] = []
+            for _ in range(repeat):  # alternate, best of each: the machine is shared
+                peer.append(pure_parse(path))
+                with HealthWatch(server.url, timeout_s=60, interval_s=0.02) as hw, Peak(server.proc.pid) as pk:
+                    took, printed = run_agent(server.url, token, "upload", "--run", run_id, "--flamegraph", str(path))
+                up.append(took)
+                health.append(hw.worst)
+                grew.append(pk.peak - pk.before)
+            ids[key] = printed.split("profile ", 1)[1].split(" ", 1)[0]
+            out[key] = {
+                "mb": round(path.stat().st_size / 1e6, 1),
+                "agent_upload_s": round(min(up), 3), "upload_runs_s": [round(t, 3) for t in up],
+                "peer_pure_parse_s": round(min(peer), 3), "peer_runs_s": [round(t, 3) for t in peer],
+                "ratio_to_peer": round(min(up) / min(peer), 2),
+                "health_worst_s": round(max(health), 3),
+                "server_peak_growth_mib": round(max(grew) / (1 << 20), 1),
+                # What the user reads, without this machine's temporary path.
+                "agent_output": printed.split(": ", 1)[-1],
+            }
+            print(f"upload {key} ({out[key]['mb']} MB): perflab-agent {out[key]['agent_upload_s']} s, pure parse "
+                  f"{out[key]['peer_pure_parse_s']} s ({out[key]['ratio_to_peer']}x); health worst "
+                  f"{out[key]['health_worst_s']} s, server +{out[key]['server_peak_growth_mib']} MiB", flush=True)
+        base = f"{server.url}/api/profiles/{ids['folded_200k']}"
+        for view, link in (("tree", f"{base}/tree"), ("diff", f"{base}/diff?other={ids['svg_50k']}")):
+            times: list[float] = []
+            grew = []
+            health = []
+            for _ in range(repeat):
+                with HealthWatch(server.url, timeout_s=60, interval_s=0.02) as hw, Peak(server.proc.pid) as pk:
+                    t0 = time.perf_counter()
+                    size = len(_get(link, token))
+                    times.append(time.perf_counter() - t0)
+                grew.append(pk.peak - pk.before)
+                health.append(hw.worst)
+            out[f"{view}_of_folded_200k"] = {
+                "s": round(min(times), 3), "runs_s": [round(t, 3) for t in times], "answer_kb": size // 1000,
+                "server_peak_growth_mib": round(max(grew) / (1 << 20), 1), "health_worst_s": round(max(health), 3)}
+            print(f"{view} of the 200k profile: {min(times):.2f} s, +{max(grew) / (1 << 20):.0f} MiB, "
+                  f"health worst {max(health):.2f} s", flush=True)
     out["note"] = ("perflab-agent upload (a new process, as typed) against a real server: body streamed to storage, "
                    "parsed in a parser process, stored with its call tree; peer = parse_bytes of the same file in "
                    "this process. Peak memory: server plus its parser processes.")

@@ -7,35 +7,18 @@ Targets (issue 20): import / parse <= 2x, upload / parse <= 1.5x.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
-import uuid
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "backend"), str(ROOT / "bench")]
 
-from bench.common import bench_database, write_result
+from bench.common import agent_server, run_agent, write_result
 from bench.profiles_bench import build_vmstat, parse_vmstat_cli, synthetic
-from tests.system.harness import Server
 
 REPEAT = 3
-
-
-def agent(server: Server, token: str, *args: str) -> float:
-    env = {**os.environ, "PERFLAB_SERVER": server.url, "PERFLAB_TOKEN": token, "PYTHONPATH": str(ROOT / "agents")}
-    t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "perflab_agent", *args], env=env, capture_output=True, text=True)
-    took = time.perf_counter() - t0
-    if out.returncode != 0:
-        raise SystemExit(f"perflab-agent {args[0]} failed: {out.stderr[-2000:]}")
-    return took
 
 
 def main() -> int:
@@ -46,35 +29,15 @@ def main() -> int:
     lines = build_vmstat(log)
     folded = workdir / "app.folded"
     folded.write_bytes(to_folded(Profile(synthetic(100_000, 1))))
-    with bench_database("userpath") as url:
-        os.environ["PERFLAB_DATABASE_URL"] = url
-        from perflab.cli import migrate
-        from perflab.db import unit_of_work
-        from perflab.projects import service as projects
-        from perflab.tokens import service as tokens
-
-        migrate(url)
-        with unit_of_work() as s:
-            project = projects.create_project(s, name="bench", slug="bench")
-            token, _ = tokens.create_token(s, project=project, name="bench", scopes=["ingest", "read"])
-        server = Server(url, workdir / "home")
-        server.start()
-        try:
-            run_id = str(uuid.uuid4())
-            req = urllib.request.Request(f"{server.url}/api/agent/runs", method="POST", data=json.dumps(
-                {"run_id": run_id, "experiment": "profiles", "wait_for_roles": []}).encode(), headers={
-                "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-            urllib.request.urlopen(req).read()
-            peer: list[float] = []
-            imports: list[float] = []
-            uploads: list[float] = []
-            for i in range(REPEAT):
-                peer.append(parse_vmstat_cli(log))
-                imports.append(agent(server, token, "import", "--project", "bench", "--experiment", f"imp{i}",
-                                     str(log)))
-                uploads.append(agent(server, token, "upload", "--run", run_id, "--flamegraph", str(folded)))
-        finally:
-            server.stop()
+    with agent_server("userpath", workdir / "home") as (server, token, run_id):
+        peer: list[float] = []
+        imports: list[float] = []
+        uploads: list[float] = []
+        for i in range(REPEAT):
+            peer.append(parse_vmstat_cli(log))
+            imports.append(run_agent(server.url, token, "import", "--project", "bench", "--experiment", f"imp{i}",
+                                     str(log))[0])
+            uploads.append(run_agent(server.url, token, "upload", "--run", run_id, "--flamegraph", str(folded))[0])
     result: dict[str, Any] = {
         "vmstat_mb": round(log.stat().st_size / 1e6, 1), "vmstat_lines": lines,
         "folded_mb": round(folded.stat().st_size / 1e6, 1),
