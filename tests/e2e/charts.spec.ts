@@ -4,24 +4,12 @@
 // on the chart under the pointer, with one row per experiment, and the runs on demand.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { expect, type Locator, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { formatCompact } from "../../frontend/src/lib/format";
 import { EXPERIMENTS, loadInvestigation, ok } from "./investigation";
-import { csrfHeaders, logIn, watchConsole } from "./session";
+import { csrfHeaders, drag, logIn, watchConsole } from "./session";
 
 const RUN1 = resolve(__dirname, "..", "fixtures", "captures", "nginx-proxy-buffers", "default", "run1");
-
-async function drag(plot: Locator, fromPct: number, toPct: number, page: Page) {
-  await plot.scrollIntoViewIfNeeded();
-  const box = await plot.boundingBox();
-  if (!box) throw new Error("chart not laid out");
-  const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + box.width * fromPct, y);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width * ((fromPct + toPct) / 2), y, { steps: 4 });
-  await page.mouse.move(box.x + box.width * toPct, y, { steps: 4 });
-  await page.mouse.up();
-}
 
 /** The legend's "median (min–max)" of the samples in [lo, hi], computed here from the API's numbers. */
 function expectedLegend(t: number[], v: number[], lo: number, hi: number): string {

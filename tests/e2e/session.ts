@@ -1,6 +1,6 @@
 // Logging in through the form as a user does, and calling the API as the logged-in UI does (session
 // cookie plus the CSRF header): the steps every spec starts with.
-import { type BrowserContext, expect, type Page } from "@playwright/test";
+import { type BrowserContext, expect, type Locator, type Page } from "@playwright/test";
 
 export const adminEmail = () => process.env.PERFLAB_E2E_ADMIN_EMAIL ?? "";
 export const adminPassword = () => process.env.PERFLAB_E2E_ADMIN_PASSWORD ?? "";
@@ -28,4 +28,17 @@ export function watchConsole(page: Page): string[] {
   });
   page.on("pageerror", (e) => errors.push(e.message));
   return errors;
+}
+
+/** Drag the pointer across a chart from one share of its width to another, as a user selects a range. */
+export async function drag(plot: Locator, fromPct: number, toPct: number, page: Page) {
+  await plot.scrollIntoViewIfNeeded();
+  const box = await plot.boundingBox();
+  if (!box) throw new Error("chart not laid out");
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * fromPct, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * ((fromPct + toPct) / 2), y, { steps: 4 });
+  await page.mouse.move(box.x + box.width * toPct, y, { steps: 4 });
+  await page.mouse.up();
 }

@@ -5,8 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { expect, type Locator, type Page, test } from "@playwright/test";
-import { csrfHeaders, logIn, watchConsole } from "./session";
+import { expect, type Page, test } from "@playwright/test";
+import { csrfHeaders, drag, logIn, watchConsole } from "./session";
 
 const RUN1 = resolve(__dirname, "..", "fixtures", "captures", "nginx-proxy-buffers", "default", "run1");
 
@@ -50,18 +50,6 @@ async function windows(page: Page): Promise<string[]> {
     out.push(`${await s.getAttribute("aria-valuemin")}..${await s.getAttribute("aria-valuemax")}`);
   }
   return out;
-}
-
-async function drag(plot: Locator, fromPct: number, toPct: number, page: Page) {
-  await plot.scrollIntoViewIfNeeded();
-  const box = await plot.boundingBox();
-  if (!box) throw new Error("chart not laid out");
-  const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + box.width * fromPct, y);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width * ((fromPct + toPct) / 2), y, { steps: 4 });
-  await page.mouse.move(box.x + box.width * toPct, y, { steps: 4 });
-  await page.mouse.up();
 }
 
 test("a range dragged on one run chart zooms every chart, survives reload, and double-click resets", async ({
