@@ -63,6 +63,16 @@ class TooManyRequests(AppError):
         super().__init__(detail, headers={"Retry-After": str(retry_after)})
 
 
+class Unavailable(AppError):
+    """Not the request's fault (a parser process died, a stored tree to rebuild): retry."""
+
+    status_code = 503
+    error = "server_busy"
+
+    def __init__(self, detail: Any = None) -> None:
+        super().__init__(detail, headers={"Retry-After": "5"})
+
+
 class DatabaseUnavailable(AppError):
     status_code = 503
     error = "database_unavailable"

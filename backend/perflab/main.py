@@ -36,6 +36,7 @@ from perflab.middleware import (
     HostAllowListMiddleware,
     SecurityHeadersMiddleware,
 )
+from perflab.openapi import add_bodies
 from perflab.profiles import parsing as profile_parsing
 from perflab.schemas_base import check_params
 
@@ -99,6 +100,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # Parsing off the request path, when configured: this process's parse worker (ingest/workers.py).
     parse_stop = threading.Event()
     parser_thread = parse_workers.start_thread(parse_stop) if get_settings().parse_workers else None
+    if get_settings().env != "test":  # test apps start by the hundred; most never parse
+        profile_parsing.warm()
     try:
         yield
     finally:
@@ -243,7 +246,20 @@ def create_app() -> FastAPI:
     app.add_middleware(HeaderLimitMiddleware, max_count=settings.max_request_headers,
                        max_bytes=settings.max_request_header_bytes)
     app.add_middleware(SecurityHeadersMiddleware)
+    _document_read_bodies(app)
     return app
+
+
+def _document_read_bodies(app: FastAPI) -> None:
+    """The OpenAPI document with the bodies routes read themselves (perflab.openapi)."""
+    build = app.openapi
+
+    def document() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = add_bodies(build())
+        return app.openapi_schema
+
+    app.openapi = document  # type: ignore[method-assign]
 
 
 class ProductionAssets(StaticFiles):

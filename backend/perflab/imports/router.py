@@ -1,10 +1,10 @@
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 
 from perflab.artifacts import service as artifacts_service
 from perflab.deps import OneHopRoute, SessionDep, WritableProject
-from perflab.imports import service
+from perflab.imports import job
 from perflab.imports.schemas import (
     AttachmentRead,
     FilePreview,
@@ -13,25 +13,29 @@ from perflab.imports.schemas import (
     ImportRequest,
     ImportResult,
 )
+from perflab.openapi import json_body
 from perflab.runs.router import ReadableRun
 
 router = APIRouter(tags=["imports"], route_class=OneHopRoute)
 
 
-@router.post("/api/projects/{slug}/imports/preview", response_model=ImportPreview)
-def preview_import(body: ImportPreviewRequest, project: WritableProject) -> ImportPreview:
-    return ImportPreview(files=[FilePreview(**p) for p in service.preview(body.files)])
+@router.post("/api/projects/{slug}/imports/preview", response_model=ImportPreview,
+             openapi_extra=json_body(ImportPreviewRequest))
+async def preview_import(request: Request, project: WritableProject) -> ImportPreview:
+    """The body is an ImportPreviewRequest: what the import would read from each file, nothing stored."""
+    return ImportPreview(files=[FilePreview(**p) for p in await job.preview(request)])
 
 
-@router.post("/api/projects/{slug}/imports", response_model=ImportResult, status_code=201)
-def create_import(body: ImportRequest, project: WritableProject, db: SessionDep, response: Response) -> ImportResult:
-    result = service.import_run(db, project=project, experiment=body.experiment.strip(), label=body.label,
-                                hypothesis=body.hypothesis, files=body.files)
+@router.post("/api/projects/{slug}/imports", response_model=ImportResult, status_code=201,
+             openapi_extra=json_body(ImportRequest))
+async def create_import(request: Request, project: WritableProject, response: Response) -> ImportResult:
+    """The body is an ImportRequest. 201 with the new run; 200 with the run already imported from the
+    same files and experiment."""
+    result = await job.create(request, project_id=project.id)
     if result["duplicate"]:
         response.status_code = 200
-    run = result["run"]
-    return ImportResult(run_id=run.id, duplicate=result["duplicate"], experiment_id=run.experiment_id,
-                        files=[FilePreview(**f) for f in result["files"]])
+    return ImportResult(run_id=result["run_id"], duplicate=result["duplicate"],
+                        experiment_id=result["experiment_id"], files=[FilePreview(**f) for f in result["files"]])
 
 
 @router.get("/api/runs/{run_id}/attachments", response_model=list[AttachmentRead])

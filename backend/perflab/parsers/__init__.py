@@ -94,6 +94,12 @@ def module(kind: str) -> ModuleType:
     return importlib.import_module(f".{_MODULE_NAMES[kind]}", __name__)
 
 
+def load_all() -> None:
+    """Import every parser module now (a process that forks parser processes: see imports/job.py)."""
+    for kind in KINDS:
+        module(kind)
+
+
 def _line_parser_class(kind: str) -> type[LineParser] | None:
     name = _LINE_PARSER_NAMES.get(kind)
     if name is None:

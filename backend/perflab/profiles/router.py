@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import tempfile
 import uuid
-from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
-import anyio
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
@@ -39,6 +37,7 @@ from perflab.profiles.schemas import (
     ProfileTree,
     ProfileUpdate,
 )
+from perflab.requestbody import sync_chunks
 from perflab.runs.router import ReadableRun, WritableRun
 
 router = APIRouter(tags=["profiles"], route_class=OneHopRoute)
@@ -98,20 +97,7 @@ async def upload_profile(
     # The body streams to artifact storage as it arrives (never whole in memory), a parser process
     # reads it from there (profiles/parsing.py: the server's threads and memory are not the parse's),
     # then the profile, its call tree and its functions are stored in one transaction.
-    body = request.stream()
-
-    def chunks() -> Iterator[bytes]:
-        # Pulled from the event loop by the thread that writes them to storage (BodyLimitMiddleware
-        # has capped and inflated them).
-        while True:
-            try:
-                chunk = anyio.from_thread.run(body.__anext__)
-            except StopAsyncIteration:
-                return
-            if chunk:
-                yield chunk
-
-    stored = await run_in_threadpool(artifacts_service.put_stream, chunks())
+    stored = await run_in_threadpool(artifacts_service.put_stream, sync_chunks(request))
     profile_id = uuid.uuid4()
     try:
         with tempfile.TemporaryDirectory(prefix="perflab-profile-") as workdir:

@@ -20,7 +20,7 @@ from perflab.artifacts import service as artifacts_service
 from perflab.artifacts.models import Artifact
 from perflab.artifacts.storage import Stored
 from perflab.config import get_settings
-from perflab.errors import AppError, BadInput, NotFound, PayloadTooLarge, Unprocessable
+from perflab.errors import AppError, BadInput, NotFound, PayloadTooLarge, Unavailable, Unprocessable
 from perflab.experiments.models import Experiment
 from perflab.parsers import profiles as parser
 from perflab.profiles import parsing
@@ -36,16 +36,6 @@ MAX_STORED_FUNCTIONS = parsing.MAX_STORED_FUNCTIONS
 # Tree and diff responses: frames sent by default and at most (see parser.tree).
 DEFAULT_VIEW_NODES = parser.TREE_MAX_NODES
 MAX_VIEW_NODES = 200_000
-
-
-class Unavailable(AppError):
-    """Not the request's fault (the parser process died, a stored tree to rebuild): retry."""
-
-    status_code = 503
-    error = "server_busy"
-
-    def __init__(self, detail: Any = None) -> None:
-        super().__init__(detail, headers={"Retry-After": "5"})
 
 
 def parse_profile_id(value: str) -> uuid.UUID:

@@ -891,7 +891,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create Import */
+        /**
+         * Create Import
+         * @description The body is an ImportRequest. 201 with the new run; 200 with the run already imported from the
+         *     same files and experiment.
+         */
         post: operations["imports-create_import"];
         delete?: never;
         options?: never;
@@ -908,7 +912,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Preview Import */
+        /**
+         * Preview Import
+         * @description The body is an ImportPreviewRequest: what the import would read from each file, nothing stored.
+         */
         post: operations["imports-preview_import"];
         delete?: never;
         options?: never;
