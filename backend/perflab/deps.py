@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, ParamSpec, Protocol, TypeVar
@@ -28,6 +28,7 @@ from perflab.auth.models import User, UserSession
 from perflab.db import touch_row, unit_of_work
 from perflab.errors import Forbidden, NotFound, Unauthorized
 from perflab.members import service as members_service
+from perflab.members.models import ProjectMember
 from perflab.projects.models import Project
 from perflab.tokens.models import AgentToken
 
@@ -199,28 +200,50 @@ def check_project_access(principal: Principal, project: Project, need: str, *, m
 
 
 def caller_ref(principal: Principal) -> tuple[str, int]:
-    """("token", id) or ("session", id): who is calling, by id, to check again later (still_reads)."""
+    """("token", id) or ("session", id): who is calling, by id, to check again later (still_read)."""
     if principal.token is not None:
         return "token", principal.token.id
     assert principal.user_session is not None
     return "session", principal.user_session.id
 
 
-def still_reads(db: Session, caller: tuple[str, int], project_id: int) -> bool:
-    """Whether the caller of a long-lived response (a live-update stream) may still read the project:
+Caller = tuple[str, int]
+
+
+def still_read(db: Session, pairs: Iterable[tuple[Caller, int]]) -> set[tuple[Caller, int]]:
+    """Which (caller, project id) pairs of long-lived responses (live-update streams) may still read:
     the session not ended or expired, the user still active and a member (or an admin), the token not
-    revoked. Checked again while streaming, so removing a member cuts their open streams too."""
-    kind, ident = caller
-    if kind == "token":
-        token = db.get(AgentToken, ident)
-        return token is not None and token.revoked_at is None and token.project_id == project_id
-    row = db.get(UserSession, ident)
-    if row is None or row.expires_at <= datetime.now(UTC):
-        return False
-    user = db.get(User, row.user_id)
-    if user is None or not user.is_active:
-        return False
-    return user.role == "admin" or members_service.roles_of(db, user_id=user.id).get(project_id) is not None
+    revoked. Checked again while streaming, so removing a member cuts their open streams too; two
+    queries whatever the number of pairs (every open stream of a process is checked at once)."""
+    pairs = set(pairs)
+    tokens = {ident for (kind, ident), _ in pairs if kind == "token"}
+    sessions = {ident for (kind, ident), _ in pairs if kind == "session"}
+    token_project: dict[int, int] = {}
+    if tokens:
+        token_project = dict(db.execute(select(AgentToken.id, AgentToken.project_id).where(
+            AgentToken.id.in_(tokens), AgentToken.revoked_at.is_(None))).tuples().all())
+    admins: set[int] = set()
+    reads: set[tuple[int, int]] = set()  # (session id, project id)
+    if sessions:
+        rows = db.execute(
+            select(UserSession.id, User.role, ProjectMember.project_id)
+            .join(User, User.id == UserSession.user_id)
+            .outerjoin(ProjectMember, ProjectMember.user_id == User.id)
+            .where(UserSession.id.in_(sessions), UserSession.expires_at > datetime.now(UTC), User.is_active)
+        ).tuples().all()
+        for session_id, role, project_id in rows:
+            if role == "admin":
+                admins.add(session_id)
+            if project_id is not None:
+                reads.add((session_id, project_id))
+
+    def may_read(caller: Caller, project_id: int) -> bool:
+        kind, ident = caller
+        if kind == "token":
+            return token_project.get(ident) == project_id
+        return ident in admins or (ident, project_id) in reads
+
+    return {pair for pair in pairs if may_read(*pair)}
 
 
 def _project_by_slug(db: Session, slug: str) -> Project:

@@ -48,3 +48,47 @@ def test_removing_a_member_ends_their_open_run_stream(app: Any, client: TestClie
     body = received[0]
     assert body.startswith("event: run") and body.rstrip().endswith('event: end\ndata: {"reason": "access revoked"}')
     assert took < 2.5
+
+
+def test_open_streams_are_checked_together_not_one_transaction_each(client: TestClient, project: dict[str, Any],
+                                                                     agent_token: str) -> None:
+    """Twelve callers watching a live run cost one access check a second between them (two queries),
+    not a transaction of several reads each: counted in the statements PostgreSQL is sent."""
+    from sqlalchemy import event
+
+    from perflab import db
+
+    slug = project["slug"]
+    run_id = str(uuid.uuid4())
+    r = client.post("/api/agent/runs", json={"run_id": run_id, "experiment": "live", "wait_for_roles": []},
+                    headers={"Authorization": f"Bearer {agent_token}"})
+    assert r.status_code == 201, r.text
+    # Each viewer its own caller (a read-only token), all through the one app loop of `client`.
+    viewers = [client.post(f"/api/projects/{slug}/tokens", json={"name": f"viewer {i}", "scopes": ["read"]}).json()["token"]
+               for i in range(12)]
+    ended: list[str] = []
+    threads = [threading.Thread(target=lambda t=token: ended.append(client.get(
+        f"/api/runs/{run_id}/events", headers={"Authorization": f"Bearer {t}"}).text), daemon=True) for token in viewers]
+    for t in threads:
+        t.start()
+    checks: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if "agent_token" in statement:
+            checks.append(statement)
+
+    engine = db.get_engine()
+    try:
+        time.sleep(1.5)  # every stream open and past its first check
+        event.listen(engine, "before_cursor_execute", count)
+        time.sleep(3.0)
+        event.remove(engine, "before_cursor_execute", count)
+        assert not ended, "the streams of a running run stay open"
+    finally:
+        client.post(f"/api/agent/runs/{run_id}/finish", json={"exit_code": 0},
+                    headers={"Authorization": f"Bearer {agent_token}"})
+        for t in threads:
+            t.join(10)
+    # ~3 passes in 3 s (one more when a pass straddles the window's edges); one each would be 36 or more.
+    assert 2 <= len(checks) <= 6, len(checks)
+    assert len(ended) == len(viewers) and all(body.rstrip().endswith("event: end\ndata: {}") for body in ended)

@@ -11,8 +11,9 @@ from starlette.concurrency import run_in_threadpool
 
 from perflab import shutdown
 from perflab.cluster import live
+from perflab.cluster.access import checks_for
 from perflab.db import unit_of_work
-from perflab.deps import OneHopRoute, PrincipalDep, SessionDep, caller_ref, still_reads
+from perflab.deps import OneHopRoute, PrincipalDep, SessionDep, caller_ref
 from perflab.ingest import service as ingest_service
 from perflab.runs.models import Run, Stream
 from perflab.runs.router import ReadableRun
@@ -37,9 +38,6 @@ def series_data(
                            series=[SeriesData(**d) for d in data])
 
 
-# How often an open live-update stream checks that its caller may still read the project.
-ACCESS_CHECK_S = 1.0
-
 
 def _snapshot(run_id: Any) -> dict[str, Any]:
     with unit_of_work() as db:
@@ -63,47 +61,45 @@ async def run_events(run: ReadableRun, principal: PrincipalDep, request: Request
 
     Every viewer of a run on this server reads one shared feed, recomputed when PostgreSQL notifies
     a change of the run (cluster/live.py), so viewers cost no snapshot query each. Access is checked
-    again about once a second per viewer (a few primary-key reads): a member removed (or logged out,
-    or a token revoked) stops receiving at once."""
+    again about once a second, for every open stream of the process at once (cluster/access.py): a
+    member removed (or logged out, or a token revoked) stops receiving within about a second."""
     run_id = run.id
     project_id = run.project_id
     caller = caller_ref(principal)
     hub = live.hub_for(request.app.state, _snapshot)
-
-    def allowed() -> bool:
-        with unit_of_work() as db:
-            return still_reads(db, caller, project_id)
+    access = checks_for(request.app.state)
 
     async def events() -> AsyncIterator[bytes]:
-        async with hub.watch(run_id) as feed:
-            seen = 0
-            idle_s = 0.0
-            since_check = 0.0
-            while not await request.is_disconnected():
-                if since_check >= ACCESS_CHECK_S or (feed.version != seen and feed.snapshot is not None):
-                    since_check = 0.0
-                    if not await run_in_threadpool(allowed):
-                        yield b'event: end\ndata: {"reason": "access revoked"}\n\n'
+        with access.watching(caller, project_id):
+            async with hub.watch(run_id) as feed:
+                seen = 0
+                idle_s = 0.0
+                since_check = 0.0
+                while not await request.is_disconnected():
+                    if since_check >= access.max_age_s or (feed.version != seen and feed.snapshot is not None):
+                        since_check = 0.0
+                        if not await run_in_threadpool(access.allowed, caller, project_id):
+                            yield b'event: end\ndata: {"reason": "access revoked"}\n\n'
+                            return
+                    if feed.version != seen and feed.snapshot is not None:
+                        snap = feed.snapshot
+                        seen = feed.version
+                        idle_s = 0.0
+                        yield f"event: run\ndata: {json.dumps(snap)}\n\n".encode()
+                        if snap.get("gone") or (snap.get("status") in ("complete", "partial", "failed")):
+                            yield b"event: end\ndata: {}\n\n"
+                            return
+                    elif idle_s >= 15:
+                        idle_s = 0.0
+                        yield b": keep-alive\n\n"
+                    if shutdown.stopping():
+                        # The browser's EventSource reconnects on its own once the server is back.
+                        yield b"event: shutdown\ndata: {}\n\n"
                         return
-                if feed.version != seen and feed.snapshot is not None:
-                    snap = feed.snapshot
-                    seen = feed.version
-                    idle_s = 0.0
-                    yield f"event: run\ndata: {json.dumps(snap)}\n\n".encode()
-                    if snap.get("gone") or (snap.get("status") in ("complete", "partial", "failed")):
-                        yield b"event: end\ndata: {}\n\n"
-                        return
-                elif idle_s >= 15:
-                    idle_s = 0.0
-                    yield b": keep-alive\n\n"
-                if shutdown.stopping():
-                    # The browser's EventSource reconnects on its own once the server is back.
-                    yield b"event: shutdown\ndata: {}\n\n"
-                    return
-                # Short waits: a closed tab and a shutdown are noticed within one.
-                if not await feed.changed_since(seen, shutdown.STEP_S * 5):
-                    idle_s += shutdown.STEP_S * 5
-                    since_check += shutdown.STEP_S * 5
+                    # Short waits: a closed tab and a shutdown are noticed within one.
+                    if not await feed.changed_since(seen, shutdown.STEP_S * 5):
+                        idle_s += shutdown.STEP_S * 5
+                        since_check += shutdown.STEP_S * 5
 
     return StreamingResponse(events(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
