@@ -202,19 +202,27 @@ def _in_child(fn: Callable[..., T], kwargs: dict[str, Any]) -> T:
     ctx = _mp_context()
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(send, fn, kwargs), daemon=True)
-    proc.start()
-    send.close()
+    started = False
     try:
+        try:
+            # Its arguments (a view's stored trees: hundreds of KB) are written to it as it starts:
+            # killed before it has read them all, the write breaks here (it was a 500).
+            proc.start()
+            started = True
+        finally:
+            send.close()
         ok, value = recv.recv()
-    except EOFError:
-        raise ParserDied(f"the profile parser process died (exit code {proc.join(5) or proc.exitcode}; "
-                         "out of memory?)") from None
+    except (EOFError, OSError):
+        if started:
+            proc.join(5)
+        raise ParserDied(f"the profile parser process died (exit code {proc.exitcode}; out of memory?)") from None
     finally:
         recv.close()
-        proc.join(10)
-        if proc.is_alive():  # pragma: no cover - it has answered; it must not linger
-            proc.kill()
-            proc.join()
+        if started:
+            proc.join(10)
+            if proc.is_alive():  # pragma: no cover - it has answered; it must not linger
+                proc.kill()
+                proc.join()
     if ok:
         return value  # type: ignore[no-any-return]
     raise value

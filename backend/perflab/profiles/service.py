@@ -209,7 +209,10 @@ def _view(session: Session, rows: list[Profile], fn: Any, blobs: list[bytes], **
         session.execute(update(Profile).where(Profile.id.in_(ids)).values(tree_z=None))
         session.commit()
         raise Unavailable(f"profile {rows[0].id}: its stored call tree was unreadable; retry") from None
-    except (parsing.ParserDied, MemoryError) as exc:
+    except parsing.ParserDied as exc:
+        # Not the profile's fault (the upload is fine): nothing to do but ask again.
+        raise Unavailable(f"{rows[0].name}: {exc} while building this view; retry") from None
+    except MemoryError as exc:
         raise _profile_error(exc, rows[0].name) from None
 
 
