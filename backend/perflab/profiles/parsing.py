@@ -136,6 +136,14 @@ def diff_view(base_z: bytes, other_z: bytes, *, unit: str, max_nodes: int, min_s
     return _json(result)
 
 
+def call_view(*, fn: Callable[..., bytes], blobs: list[bytes], kwargs: dict[str, Any]) -> bytes:
+    """``fn(*blobs, **kwargs)``: a large view, as a parser process runs it. It lives here, not in the
+    service: a child imports the module of the function it is handed, and perflab.profiles.service
+    (the ORM, artifacts, settings) is not preloaded in the fork server: 0.7 s of imports in every
+    view's process, more than the view itself (bench/profile_view_bench.py)."""
+    return bytes(fn(*blobs, **kwargs))
+
+
 def _json(doc: dict[str, Any]) -> bytes:
     # As Starlette's JSONResponse renders it.
     return json.dumps(doc, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")).encode("utf-8")
