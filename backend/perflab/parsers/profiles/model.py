@@ -486,7 +486,20 @@ class ProfileDiff:
     total_base: Sequence[int]
     self_other: Sequence[int]
     total_other: Sequence[int]
-    functions: list[FunctionDelta]
+    # The function table as sorted tuples (-|delta_total|, -|delta_self|, name, self_base,
+    # total_base, self_other, total_other): a view sends its first few thousand, so the
+    # FunctionDelta of each of tens of thousands of functions is only built if asked for.
+    ranked: list[tuple[float, float, str, int, int, int, int]]
+    _functions: list[FunctionDelta] | None = field(default=None, repr=False)
+
+    @property
+    def functions(self) -> list[FunctionDelta]:
+        """Per function, the largest normalised total change first."""
+        if self._functions is None:
+            factor = self.factor
+            self._functions = [FunctionDelta(name, s0, t0, s1, t1, s1 * factor - s0, t1 * factor - t0)
+                               for _, _, name, s0, t0, s1, t1 in self.ranked]
+        return self._functions
 
     def path(self, node: int) -> str:
         """The folded path of a node ("nginx;epoll_wait"), the root being ""."""
@@ -507,7 +520,7 @@ class ProfileDiff:
         total, summed), each node's lost children as one :data:`PRUNED` child; the
         ``max_functions`` largest changes of the function table (``functions_total`` says how
         many there are)."""
-        bt, ot = self.base_total or 1, self.other_total or 1
+        bt, ot, factor = self.base_total or 1, self.other_total or 1, self.factor
         with _no_gc():
             score = [b / bt + o / ot for b, o in zip(self.total_base, self.total_other)]
             keep, floor = keep_nodes(score, max(1, max_nodes), min_share)
@@ -528,12 +541,11 @@ class ProfileDiff:
                 "total_other": out.lost[3], "max_nodes": max_nodes,
                 "min_share": floor if out.pruned else 0,
             },
-            "functions_total": len(self.functions),
+            "functions_total": len(self.ranked),
             "functions": [
-                {"name": f.name, "self_base": f.self_base, "total_base": f.total_base,
-                 "self_other": f.self_other, "total_other": f.total_other,
-                 "delta_self": f.delta_self, "delta_total": f.delta_total}
-                for f in self.functions[:max_functions]
+                {"name": name, "self_base": s0, "total_base": t0, "self_other": s1, "total_other": t1,
+                 "delta_self": s1 * factor - s0, "delta_total": t1 * factor - t0}
+                for _, _, name, s0, t0, s1, t1 in self.ranked[:max_functions]
             ],
         }
 
@@ -550,34 +562,29 @@ def diff_profiles(base: Profile, other: Profile) -> ProfileDiff:
 
 def diff_of(trie: _Trie, *, base_total: int, other_total: int) -> ProfileDiff:
     """:func:`diff_profiles` of an already merged two-column trie with ``rec`` filled."""
+    factor = base_total / other_total if other_total else 1.0
     with _no_gc():
         totals = trie.totals()
         (bself, btot), (oself, otot) = trie.functions(totals)
+        # Largest normalised total change first; built from sorted plain tuples (no key function).
+        ranked = sorted(
+            (-abs(t1 * factor - t0), -abs(s1 * factor - s0), name, s0, t0, s1, t1)
+            for name, s0, t0, s1, t1 in zip(trie.names, bself, btot, oself, otot)
+            if t0 or t1
+        )
     tb, to = totals
-    factor = base_total / other_total if other_total else 1.0
-    names = trie.names
-    # Largest normalised total change first; built from sorted plain tuples (no key function).
-    ranked = sorted(
-        (-abs(t1 * factor - t0), -abs(s1 * factor - s0), name, s0, t0, s1, t1)
-        for name, s0, t0, s1, t1 in zip(names, bself, btot, oself, otot)
-        if t0 or t1
-    )
-    funcs = [
-        FunctionDelta(name, s0, t0, s1, t1, s1 * factor - s0, t1 * factor - t0)
-        for _, _, name, s0, t0, s1, t1 in ranked
-    ]
     return ProfileDiff(
         base_total=base_total,
         other_total=other_total,
         factor=factor,
-        names=names,
+        names=trie.names,
         name=trie.name,
         parent=trie.parent,
         self_base=trie.self_[0],
         total_base=tb,
         self_other=trie.self_[1],
         total_other=to,
-        functions=funcs,
+        ranked=ranked,
     )
 
 

@@ -73,20 +73,20 @@ def pruned_columns(names: list[str], name: Sequence[int], parent: Sequence[int],
     slot: dict[int, int] = {}
     lost_parent = array("i")
     sums: dict[int, list[int]] = {c: [] for c in summed}
-    pruned = 0
-    for i in compress(range(size), keep.translate(_FLIP)):
-        pruned += 1
+    left_out = list(compress(range(size), keep.translate(_FLIP)))
+    pruned = len(left_out)
+    # Only the highest nodes left out count (their parent is kept): their totals hold the rest.
+    for i in compress(left_out, map(keep.__getitem__, map(parent.__getitem__, left_out))):
         p = parent[i]
-        if keep[p]:
-            k = slot.get(p)
-            if k is None:
-                slot[p] = len(lost_parent)
-                lost_parent.append(p)
-                for c in summed:
-                    sums[c].append(columns[c][i])
-            else:
-                for c in summed:
-                    sums[c][k] += columns[c][i]
+        k = slot.get(p)
+        if k is None:
+            slot[p] = len(lost_parent)
+            lost_parent.append(p)
+            for c in summed:
+                sums[c].append(columns[c][i])
+        else:
+            for c in summed:
+                sums[c][k] += columns[c][i]
     # The output order: old ids, a PRUNED node as size + its slot, emitted when its parent's kept
     # subtree closes (the innermost first).
     order: list[int]
