@@ -168,6 +168,12 @@ class ParserDied(RuntimeError):
     """The parser process died mid-parse (killed, out of memory): the caller answers 503."""
 
 
+# What the fork server imports once for every parser process. A child imports the module of each
+# function it is handed (by name, as pickle does): what it runs must live in one of these, or every
+# parse or view pays that module's imports again.
+PRELOAD = ("perflab.profiles.parsing", "perflab.artifacts.storage")
+
+
 def _mp_context() -> Any:
     global _context
     if _context is None:
@@ -177,7 +183,7 @@ def _mp_context() -> Any:
         # the system when it exits. (Not ProcessPoolExecutor(max_tasks_per_child=1): on Python 3.11
         # it can stop replacing its workers and leave a submitted parse waiting for ever.)
         ctx = multiprocessing.get_context("forkserver")
-        preload = ["perflab.profiles.parsing", "perflab.artifacts.storage"]
+        preload = list(PRELOAD)
         # Each child runs the server's main module again as __mp_main__ (`python -m perflab.cli
         # serve`: perflab.cli): imported once in the fork server, that costs the child nothing.
         main_name = getattr(getattr(sys.modules.get("__main__"), "__spec__", None), "name", None)
