@@ -4,7 +4,7 @@ Uploads are parsed, and large tree and diff views built, in a child of the serve
 (perflab/profiles/parsing.py). The kernel's OOM killer or an operator may kill one at any time:
 the request must answer 503 with a JSON error that says so and to retry (not a 500, not a hang),
 nothing half-stored may remain, the server must keep answering, and the pool must not be wedged:
-the same request sent again succeeds.
+the same request sent again succeeds. The fork server itself killed, the next parse starts another.
 """
 
 from __future__ import annotations
@@ -136,3 +136,10 @@ def test_a_killed_parser_process_is_a_503_to_retry_and_leaves_nothing_behind(lab
     r = diff()
     assert r.status_code == 200, r.text
     assert r.json()["base_total"] > 0 and r.json()["pruned"]["nodes"] > 0
+
+    # The fork server itself killed: the next parse starts a new one.
+    old = _fork_server(lab.server.proc.pid)
+    os.kill(old, signal.SIGKILL)
+    r = lab.http.post(f"/api/runs/{run}/profiles", params={"name": "after"}, content=b"a;b 1\n")
+    assert r.status_code == 201, r.text
+    assert _fork_server(lab.server.proc.pid) != old

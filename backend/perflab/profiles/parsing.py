@@ -226,10 +226,11 @@ def _in_child(fn: Callable[..., T], kwargs: dict[str, Any]) -> T:
         finally:
             send.close()
         ok, value = recv.recv()
-    except (EOFError, OSError):
+    except (EOFError, OSError) as exc:
         if started:
             proc.join(5)
-        raise ParserDied(f"the profile parser process died (exit code {proc.exitcode}; out of memory?)") from None
+        how = f"exit code {proc.exitcode}" if started else f"as it started: {type(exc).__name__}"
+        raise ParserDied(f"the profile parser process died ({how}; out of memory?)") from None
     finally:
         recv.close()
         if started:
