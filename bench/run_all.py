@@ -19,6 +19,7 @@ RESULTS = ROOT / "bench" / "results"
 BENCHES = [
     ("parsers", [sys.executable, "bench/parsers_bench.py"]),
     ("profiles", [sys.executable, "bench/profiles_bench.py"]),
+    ("profile_view", [sys.executable, "bench/profile_view_bench.py"]),
     ("ingest", [sys.executable, "bench/ingest_bench.py", "--agents", "8", "--seconds", "120", "--per-batch", "30"]),
     # What the agent really sends: a batch a second per stream, so per-request costs dominate.
     ("ingest_live", [sys.executable, "bench/ingest_bench.py", "--agents", "8", "--seconds", "60", "--per-batch", "1",

@@ -136,6 +136,14 @@ def diff_view(base_z: bytes, other_z: bytes, *, unit: str, max_nodes: int, min_s
     return _json(result)
 
 
+def call_view(*, fn: Callable[..., bytes], blobs: list[bytes], kwargs: dict[str, Any]) -> bytes:
+    """``fn(*blobs, **kwargs)``: a large view, as a parser process runs it. It lives here, not in the
+    service: a child imports the module of the function it is handed, and perflab.profiles.service
+    (the ORM, artifacts, settings) is not preloaded in the fork server: 0.7 s of imports in every
+    view's process, more than the view itself (bench/profile_view_bench.py)."""
+    return bytes(fn(*blobs, **kwargs))
+
+
 def _json(doc: dict[str, Any]) -> bytes:
     # As Starlette's JSONResponse renders it.
     return json.dumps(doc, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")).encode("utf-8")
@@ -166,6 +174,13 @@ class ParserDied(RuntimeError):
     """The parser process died mid-parse (killed, out of memory): the caller answers 503."""
 
 
+# What the fork server imports once for every parser process. A child imports the module of each
+# function it is handed (by name, as pickle does): what it runs must live in one of these, or every
+# parse or view pays that module's imports again.
+# perflab.imports.job: imports run here too (its imports bring the models and every parser).
+PRELOAD = ("perflab.profiles.parsing", "perflab.artifacts.storage", "perflab.imports.job")
+
+
 def _mp_context() -> Any:
     global _context
     if _context is None:
@@ -175,8 +190,7 @@ def _mp_context() -> Any:
         # the system when it exits. (Not ProcessPoolExecutor(max_tasks_per_child=1): on Python 3.11
         # it can stop replacing its workers and leave a submitted parse waiting for ever.)
         ctx = multiprocessing.get_context("forkserver")
-        # perflab.imports.job: imports run here too (its imports bring the models and every parser).
-        preload = ["perflab.profiles.parsing", "perflab.artifacts.storage", "perflab.imports.job"]
+        preload = list(PRELOAD)
         # Each child runs the server's main module again as __mp_main__ (`python -m perflab.cli
         # serve`: perflab.cli): imported once in the fork server, that costs the child nothing.
         main_name = getattr(getattr(sys.modules.get("__main__"), "__spec__", None), "name", None)
@@ -208,19 +222,28 @@ def _in_child(fn: Callable[..., T], kwargs: dict[str, Any], niceness: int = NICE
     ctx = _mp_context()
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(send, fn, kwargs, niceness), daemon=True)
-    proc.start()
-    send.close()
+    started = False
     try:
+        try:
+            # Its arguments (a view's stored trees: hundreds of KB) are written to it as it starts:
+            # killed before it has read them all, the write breaks here (it was a 500).
+            proc.start()
+            started = True
+        finally:
+            send.close()
         ok, value = recv.recv()
-    except EOFError:
-        raise ParserDied(f"the parser process died (exit code {proc.join(5) or proc.exitcode}; "
-                         "out of memory?)") from None
+    except (EOFError, OSError) as exc:
+        if started:
+            proc.join(5)
+        how = f"exit code {proc.exitcode}" if started else f"as it started: {type(exc).__name__}"
+        raise ParserDied(f"the parser process died ({how}; out of memory?)") from None
     finally:
         recv.close()
-        proc.join(10)
-        if proc.is_alive():  # pragma: no cover - it has answered; it must not linger
-            proc.kill()
-            proc.join()
+        if started:
+            proc.join(10)
+            if proc.is_alive():  # pragma: no cover - it has answered; it must not linger
+                proc.kill()
+                proc.join()
     if ok:
         return value  # type: ignore[no-any-return]
     raise value

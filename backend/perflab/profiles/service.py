@@ -190,7 +190,7 @@ def _view(session: Session, rows: list[Profile], fn: Any, blobs: list[bytes], **
     try:
         if sum(map(len, blobs)) <= parsing.INLINE_VIEW_BYTES:
             return bytes(fn(*blobs, **kwargs))
-        return bytes(parsing.run_blocking(_call, fn=fn, blobs=blobs, kwargs=kwargs))
+        return bytes(parsing.run_blocking(parsing.call_view, fn=fn, blobs=blobs, kwargs=kwargs))
     except parser.ProfileError as exc:
         if exc.too_large:
             raise PayloadTooLarge(str(exc)) from None
@@ -199,12 +199,11 @@ def _view(session: Session, rows: list[Profile], fn: Any, blobs: list[bytes], **
         session.execute(update(Profile).where(Profile.id.in_(ids)).values(tree_z=None))
         session.commit()
         raise Unavailable(f"profile {rows[0].id}: its stored call tree was unreadable; retry") from None
-    except (parsing.ParserDied, MemoryError) as exc:
+    except parsing.ParserDied as exc:
+        # Not the profile's fault (the upload is fine): nothing to do but ask again.
+        raise Unavailable(f"{rows[0].name}: {exc} while building this view; retry") from None
+    except MemoryError as exc:
         raise _profile_error(exc, rows[0].name) from None
-
-
-def _call(*, fn: Any, blobs: list[bytes], kwargs: dict[str, Any]) -> bytes:
-    return bytes(fn(*blobs, **kwargs))
 
 
 def derive_missing(session: Session, *, limit: int | None = None) -> int:

@@ -44,7 +44,6 @@ from .folded import parse_folded
 from .model import (
     MAX_DEPTH,
     MAX_NODES,
-    PRUNED,
     TREE_MAX_NODES,
     TRUNCATED,
     FunctionDelta,
@@ -60,6 +59,7 @@ from .model import (
     tree,
 )
 from .perf import fold_perf_script
+from .prune import PRUNED
 from .stap import parse_stack_blocks
 from .svg import parse_svg
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import gc
 import gzip
-import heapq
 import io
 from array import array
 from collections import deque
@@ -35,6 +34,8 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from operator import methodcaller
 from typing import Any, NamedTuple
+
+from .prune import keep_nodes, pruned_columns
 
 ROOT_NAME = "all"  # what flamegraph.pl calls the root frame; it is not a frame of any stack
 _ROOT_KEY = "\x00root"
@@ -383,89 +384,8 @@ TREE_MAX_NODES = 50_000
 """Nodes a tree or diff response holds by default: a flame graph 1,200 pixels wide cannot show
 more, and 50,000 nodes are ~1.5 MB of JSON. The rest is pruned, smallest first (see
 :func:`tree`)."""
-PRUNED = "[pruned]"
 DIFF_MAX_FUNCTIONS = 5_000
 """Rows of a diff's function table sent by default, the largest changes first."""
-
-
-def _keep(score: Sequence[float], max_nodes: int, min_score: float) -> tuple[bytearray, float]:
-    """Which nodes a bounded view keeps: those scoring at least ``min_score``, and at most
-    ``max_nodes`` of them, the highest scores first (ties in pre-order). A node never scores
-    above its parent, so what is kept is always a tree from the root down. Also returns the
-    lowest score kept."""
-    size = len(score)
-    if size <= max_nodes and min_score <= 0:
-        return bytearray(b"\x01") * size, 0
-    floor = min_score
-    if size > max_nodes:
-        floor = max(floor, heapq.nlargest(max_nodes, score)[-1])
-    keep = bytearray(size)
-    keep[0] = 1
-    room = max_nodes - 1 - sum(1 for i in range(1, size) if score[i] > floor)
-    for i in range(1, size):
-        v = score[i]
-        if v > floor:
-            keep[i] = 1
-        elif v == floor and room > 0:
-            keep[i] = 1
-            room -= 1
-    return keep, floor
-
-
-def _pruned_rows(
-    trie: _Trie, keep: bytearray, columns: list[Sequence[int]]
-) -> tuple[list[str], list[tuple[int, int, list[int]]], int, int]:
-    """The kept nodes in pre-order as ``(name_idx, parent_idx, [column values])`` with new
-    indices, each kept node that lost children followed (after its kept subtree) by one
-    :data:`PRUNED` child holding the lost children's column sums. Returns the names used, the
-    rows, how many nodes were pruned and the name index of :data:`PRUNED` (-1: none)."""
-    parent, name, size = trie.parent, trie.name, trie.size
-    lost: dict[int, list[int]] = {}
-    pruned = 0
-    for i in range(1, size):
-        if not keep[i]:
-            pruned += 1
-            p = parent[i]
-            if keep[p]:
-                sums = lost.get(p)
-                if sums is None:
-                    sums = lost[p] = [0] * len(columns)
-                for c, col in enumerate(columns):
-                    sums[c] += col[i]
-    names: list[str] = []
-    name_idx: dict[int, int] = {}
-    new_id = array("i", bytes(4 * size)) if pruned else None
-    rows: list[tuple[int, int, list[int]]] = []
-    open_: list[int] = []  # the kept path from the root: old ids
-    pruned_name = -1
-
-    def close(old: int) -> None:
-        nonlocal pruned_name
-        sums = lost.get(old)
-        if sums is not None:
-            if pruned_name < 0:
-                pruned_name = len(names)
-                names.append(PRUNED)
-            assert new_id is not None
-            rows.append((pruned_name, new_id[old], sums))
-
-    for i in range(size):
-        if not keep[i]:
-            continue
-        p = parent[i]
-        while open_ and open_[-1] != p:
-            close(open_.pop())
-        nid = name_idx.get(name[i])
-        if nid is None:
-            nid = name_idx[name[i]] = len(names)
-            names.append(trie.names[name[i]])
-        if new_id is not None:
-            new_id[i] = len(rows)
-        rows.append((nid, new_id[p] if (new_id is not None and p >= 0) else p, [col[i] for col in columns]))
-        open_.append(i)
-    while open_:
-        close(open_.pop())
-    return names, rows, pruned, pruned_name
 
 
 def tree(profile: Profile, *, max_nodes: int = TREE_MAX_NODES, min_share: float = 0.0) -> JSON:
@@ -494,16 +414,15 @@ def tree_of(trie: _Trie, *, unit: str, total: int, max_nodes: int = TREE_MAX_NOD
     """:func:`tree` of an already built one-column trie (a stored call tree, see calltree.py)."""
     with _no_gc():
         totals = trie.totals()[0]
-        keep, floor = _keep(totals, max(1, max_nodes), min_share * total)
-        names, rows, pruned, pruned_name = _pruned_rows(trie, keep, [trie.self_[0], totals])
+        keep, floor = keep_nodes(totals, max(1, max_nodes), min_share * total)
+        # A PRUNED node sums its lost siblings' totals: that is its self too (it has no children).
+        out = pruned_columns(trie.names, trie.name, trie.parent, keep, [trie.self_[0], totals], [1, 1])
         del totals, keep
-        # A PRUNED row sums its lost siblings' totals: that is its self (it has no children).
-        nodes = [[nid, t if nid == pruned_name else s, t, p] for nid, p, (s, t) in rows]
-    lost = [n[2] for n in nodes if n[0] == pruned_name]
+        nodes = list(map(list, zip(out.name, *out.values, out.parent)))
     return {
-        "unit": unit, "total": total, "names": names, "nodes": nodes,
-        "pruned": {"nodes": pruned, "total": sum(lost), "groups": len(lost), "max_nodes": max_nodes,
-                   "min_total": floor if pruned else 0},
+        "unit": unit, "total": total, "names": out.names, "nodes": nodes,
+        "pruned": {"nodes": out.pruned, "total": out.lost[1], "groups": out.groups, "max_nodes": max_nodes,
+                   "min_total": floor if out.pruned else 0},
     }
 
 
@@ -567,7 +486,20 @@ class ProfileDiff:
     total_base: Sequence[int]
     self_other: Sequence[int]
     total_other: Sequence[int]
-    functions: list[FunctionDelta]
+    # The function table as sorted tuples (-|delta_total|, -|delta_self|, name, self_base,
+    # total_base, self_other, total_other): a view sends its first few thousand, so the
+    # FunctionDelta of each of tens of thousands of functions is only built if asked for.
+    ranked: list[tuple[float, float, str, int, int, int, int]]
+    _functions: list[FunctionDelta] | None = field(default=None, repr=False)
+
+    @property
+    def functions(self) -> list[FunctionDelta]:
+        """Per function, the largest normalised total change first."""
+        if self._functions is None:
+            factor = self.factor
+            self._functions = [FunctionDelta(name, s0, t0, s1, t1, s1 * factor - s0, t1 * factor - t0)
+                               for _, _, name, s0, t0, s1, t1 in self.ranked]
+        return self._functions
 
     def path(self, node: int) -> str:
         """The folded path of a node ("nginx;epoll_wait"), the root being ""."""
@@ -588,37 +520,32 @@ class ProfileDiff:
         total, summed), each node's lost children as one :data:`PRUNED` child; the
         ``max_functions`` largest changes of the function table (``functions_total`` says how
         many there are)."""
-        bt, ot = self.base_total or 1, self.other_total or 1
-        score = [b / bt + o / ot for b, o in zip(self.total_base, self.total_other)]
-        keep, floor = _keep(score, max(1, max_nodes), min_share)
-        del score
-        trie = _Trie(0)
-        trie.names, trie.name, trie.parent, trie.size = self.names, self.name, self.parent, len(self.name)  # type: ignore[assignment]
-        names, rows, pruned, pruned_name = _pruned_rows(
-            trie, keep, [self.self_base, self.total_base, self.self_other, self.total_other]
-        )
-        nodes = [
-            [nid, p, tb, tb, to, to] if nid == pruned_name else [nid, p, sb, tb, so, to]
-            for nid, p, (sb, tb, so, to) in rows
-        ]
-        lost = [(n[3], n[5]) for n in nodes if n[0] == pruned_name]
+        bt, ot, factor = self.base_total or 1, self.other_total or 1, self.factor
+        with _no_gc():
+            score = [b / bt + o / ot for b, o in zip(self.total_base, self.total_other)]
+            keep, floor = keep_nodes(score, max(1, max_nodes), min_share)
+            del score
+            # A PRUNED node's counts are its lost siblings' totals, self as total (no children).
+            out = pruned_columns(self.names, self.name, self.parent, keep,
+                                 [self.self_base, self.total_base, self.self_other, self.total_other], [1, 1, 3, 3])
+            del keep
+            nodes = list(map(list, zip(out.name, out.parent, *out.values)))
         return {
             "base_total": self.base_total,
             "other_total": self.other_total,
             "factor": self.factor,
-            "names": names,
+            "names": out.names,
             "nodes": nodes,
             "pruned": {
-                "nodes": pruned, "groups": len(lost), "total_base": sum(b for b, _ in lost),
-                "total_other": sum(o for _, o in lost), "max_nodes": max_nodes,
-                "min_share": floor if pruned else 0,
+                "nodes": out.pruned, "groups": out.groups, "total_base": out.lost[1],
+                "total_other": out.lost[3], "max_nodes": max_nodes,
+                "min_share": floor if out.pruned else 0,
             },
-            "functions_total": len(self.functions),
+            "functions_total": len(self.ranked),
             "functions": [
-                {"name": f.name, "self_base": f.self_base, "total_base": f.total_base,
-                 "self_other": f.self_other, "total_other": f.total_other,
-                 "delta_self": f.delta_self, "delta_total": f.delta_total}
-                for f in self.functions[:max_functions]
+                {"name": name, "self_base": s0, "total_base": t0, "self_other": s1, "total_other": t1,
+                 "delta_self": s1 * factor - s0, "delta_total": t1 * factor - t0}
+                for _, _, name, s0, t0, s1, t1 in self.ranked[:max_functions]
             ],
         }
 
@@ -635,34 +562,29 @@ def diff_profiles(base: Profile, other: Profile) -> ProfileDiff:
 
 def diff_of(trie: _Trie, *, base_total: int, other_total: int) -> ProfileDiff:
     """:func:`diff_profiles` of an already merged two-column trie with ``rec`` filled."""
+    factor = base_total / other_total if other_total else 1.0
     with _no_gc():
         totals = trie.totals()
         (bself, btot), (oself, otot) = trie.functions(totals)
+        # Largest normalised total change first; built from sorted plain tuples (no key function).
+        ranked = sorted(
+            (-abs(t1 * factor - t0), -abs(s1 * factor - s0), name, s0, t0, s1, t1)
+            for name, s0, t0, s1, t1 in zip(trie.names, bself, btot, oself, otot)
+            if t0 or t1
+        )
     tb, to = totals
-    factor = base_total / other_total if other_total else 1.0
-    names = trie.names
-    # Largest normalised total change first; built from sorted plain tuples (no key function).
-    ranked = sorted(
-        (-abs(t1 * factor - t0), -abs(s1 * factor - s0), name, s0, t0, s1, t1)
-        for name, s0, t0, s1, t1 in zip(names, bself, btot, oself, otot)
-        if t0 or t1
-    )
-    funcs = [
-        FunctionDelta(name, s0, t0, s1, t1, s1 * factor - s0, t1 * factor - t0)
-        for _, _, name, s0, t0, s1, t1 in ranked
-    ]
     return ProfileDiff(
         base_total=base_total,
         other_total=other_total,
         factor=factor,
-        names=names,
+        names=trie.names,
         name=trie.name,
         parent=trie.parent,
         self_base=trie.self_[0],
         total_base=tb,
         self_other=trie.self_[1],
         total_other=to,
-        functions=funcs,
+        ranked=ranked,
     )
 
 
