@@ -14,28 +14,17 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import psutil
-import pytest
 from sqlalchemy import text
 
-from tests.conftest import make_user
-from tests.system.test_http_hardening import Serve
-from tests.system.test_memory_budget import MB, PROFILE_SHAPES, Lab
+from tests.system.test_memory_budget import MB, PROFILE_SHAPES, Lab, lab, vmstat_log
 
-
-@pytest.fixture
-def lab(db_engine: Any, database_url: str, tmp_path: Path) -> Iterator[Lab]:
-    make_user()
-    server = Serve(tmp_path / "home", database_url)
-    try:
-        yield Lab(server)
-    finally:
-        server.stop()
+__all__ = ["lab"]  # the fixture, for pytest
 
 
 def _fork_server(server_pid: int) -> int:
@@ -143,3 +132,21 @@ def test_a_killed_parser_process_is_a_503_to_retry_and_leaves_nothing_behind(lab
     r = lab.http.post(f"/api/runs/{run}/profiles", params={"name": "after"}, content=b"a;b 1\n")
     assert r.status_code == 201, r.text
     assert _fork_server(lab.server.proc.pid) != old
+
+
+def test_an_import_whose_parser_process_dies_answers_503_stores_nothing_and_the_next_works(lab: Lab) -> None:
+    """Imports are read and stored by a parser process too (imports/job.py): its transaction dies with it."""
+    lab.new_run("direct")  # starts the fork server
+    payload = {"experiment": "killed", "label": "x", "files": [{"name": "vmstat.txt", "content": vmstat_log(16 * MB)}]}
+    body = gzip.compress(httpx.Request("POST", "/", json=payload).content, compresslevel=1)
+    headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+    url = f"/api/projects/{lab.slug}/imports"
+    r = _kill_mid_work(lab, lambda: lab.http.post(url, content=body, headers=headers), cpu_s=0.5)
+    _assert_says_died_retry(r)
+    assert lab.http.get("/api/health").status_code == 200
+    experiments = lab.http.get(f"/api/projects/{lab.slug}/experiments").json()
+    assert "killed" not in str(experiments), experiments
+    # The pool is not wedged: the same import, sent again, is stored.
+    r = lab.http.post(url, content=body, headers=headers)
+    assert r.status_code == 201, r.text
+    assert r.json()["duplicate"] is False
