@@ -54,9 +54,8 @@ def test_open_streams_are_checked_together_not_one_transaction_each(client: Test
                                                                      agent_token: str) -> None:
     """Twelve callers watching a live run cost one access check a second between them (two queries),
     not a transaction of several reads each: counted in the statements PostgreSQL is sent."""
-    from sqlalchemy import event
-
     from perflab import db
+    from sqlalchemy import event
 
     slug = project["slug"]
     run_id = str(uuid.uuid4())
