@@ -17,6 +17,7 @@ from typing import Any
 
 import psutil
 
+from tests.system.cluster import ServeProcess
 from tests.system.harness import wait_for
 from tests.system.test_http_hardening import Serve
 from tests.system.test_serve import _postgres_running
@@ -128,3 +129,35 @@ def test_serve_parses_in_a_supervised_child_process_that_loses_and_doubles_nothi
     assert took < 15
     assert not psutil.pid_exists(parse_pid) or psutil.Process(parse_pid).status() == psutil.STATUS_ZOMBIE
     assert not _postgres_running(home / "pgdata")
+
+
+def test_serve_workers_n_runs_a_parse_process_per_http_process_and_none_when_parse_workers_are_off(
+    database_url: str, db_engine: Any, tmp_path: Path
+) -> None:
+    server = ServeProcess("w", tmp_path / "w", database_url, {})
+    server.start(extra_args=("--workers", "2"))
+    assert server.proc is not None
+    try:
+        http = [p for p in psutil.Process(server.proc.pid).children() if "spawn_main" in " ".join(p.cmdline())]
+        assert len(http) == 2
+        # One parse process per HTTP process (docs/scaling.md), none under uvicorn's supervisor itself.
+        for proc in http:
+            wait_for(lambda proc=proc: len(_parse_children(proc.pid)) == 1, 30, f"the parse process of {proc.pid}")
+        assert _parse_children(server.proc.pid) == []
+        parsers = [c for proc in http for c in _parse_children(proc.pid)]
+        server.proc.terminate()
+        server.proc.wait(30)
+        # Stopped with their servers, not left behind.
+        wait_for(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in parsers), 10,
+                 "the parse processes gone")
+    finally:
+        server.kill()
+
+    off = ServeProcess("off", tmp_path / "off", database_url, {"PERFLAB_PARSE_WORKERS": "false"})
+    off.start()
+    assert off.proc is not None
+    try:
+        time.sleep(2)  # a parse process would have been started with the app
+        assert _parse_children(off.proc.pid) == []
+    finally:
+        off.stop()
