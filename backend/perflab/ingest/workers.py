@@ -1,8 +1,9 @@
 """Parse workers: parsing off the request path (on by default; PERFLAB_PARSE_WORKERS=false turns them
 off, docs/scaling.md).
 
-With workers on, an ingest request only stores raw chunks and answers after its commit. A worker (a
-thread in every `perflab serve` process, or `perflab worker` on a dedicated host) claims one stream
+With workers on, an ingest request only stores raw chunks and answers after its commit. A worker (the
+parse process of every `perflab serve` process, ingest/parse_process.py; `perflab worker` on a dedicated
+host; a thread of an in-process app such as the tests' TestClient) claims one stream
 that has its next chunk stored with `SELECT ... FOR UPDATE SKIP LOCKED`, parses its chunks in seq
 order from `stream.parsed_seq`, writes the samples, the new cursor and the parser state, and commits,
 all in one transaction. So one worker owns a stream at a time (others skip it), and a worker that dies
