@@ -58,7 +58,6 @@ class ParseProcess:
     def __init__(self, database_url: str) -> None:
         self.database_url = database_url
         self.proc: asyncio.subprocess.Process | None = None
-        self.started = 0  # how many children were started (one more after each death)
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
 
@@ -66,11 +65,9 @@ class ParseProcess:
         self._task = asyncio.create_task(self._supervise())
 
     async def _spawn(self) -> asyncio.subprocess.Process:
-        proc = await asyncio.create_subprocess_exec(
+        return await asyncio.create_subprocess_exec(
             *command(os.getpid()), env=environment(self.database_url), stdin=asyncio.subprocess.DEVNULL,
             start_new_session=True)
-        self.started += 1
-        return proc
 
     async def _supervise(self) -> None:
         delay = RESTART_MIN_S
