@@ -62,8 +62,9 @@ def post(url: str, token: str, body: dict) -> float:  # type: ignore[type-arg]
 
 
 class CpuMeter:
-    """CPU seconds of the server processes, of one database's PostgreSQL backends and of this process since
-    it was made (backends are sampled as they come and go; one started later counts from zero)."""
+    """CPU seconds of the server processes, of their children (a serve's parse process), of one database's
+    PostgreSQL backends and of this process since it was made (children and backends are sampled as they
+    come and go; one started later counts from zero)."""
 
     def __init__(self, server_pids: list[int], url: str) -> None:
         import psutil  # type: ignore[import-untyped]
@@ -76,6 +77,7 @@ class CpuMeter:
         self.me = psutil.Process()
         self.base = {"servers": self._servers(), "agents": self._me()}
         self.backends: dict[int, tuple[float, float]] = {}  # pid -> (first reading, last reading)
+        self.children: dict[int, tuple[float, float]] = {}
         self.sample()
 
     def _servers(self) -> float:
@@ -84,23 +86,35 @@ class CpuMeter:
     def _me(self) -> float:
         return float(sum(self.me.cpu_times()[:2]))
 
+    def _track(self, seen: dict[int, tuple[float, float]], pid: int) -> None:
+        try:
+            proc = self.psutil.Process(pid)
+            used = float(sum(proc.cpu_times()[:2]))
+            first = used if proc.create_time() < self.t0 else 0.0
+        except self.psutil.Error:
+            return
+        seen[pid] = (seen.get(pid, (first, 0.0))[0], used)
+
     def sample(self) -> None:
         import psycopg
+
+        for server in self.servers:
+            try:
+                kids = server.children(recursive=True)
+            except self.psutil.Error:
+                continue
+            for kid in kids:
+                self._track(self.children, kid.pid)
 
         with psycopg.connect(self.conninfo, autocommit=True) as conn:
             pids = [r[0] for r in conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s",
                                                (self.database,))]
         for pid in pids:
-            try:
-                proc = self.psutil.Process(pid)
-                used = float(sum(proc.cpu_times()[:2]))
-                first = used if proc.create_time() < self.t0 else 0.0
-            except self.psutil.Error:
-                continue
-            self.backends[pid] = (self.backends.get(pid, (first, 0.0))[0], used)
+            self._track(self.backends, pid)
 
     def totals(self) -> dict[str, float]:
         return {"servers": round(self._servers() - self.base["servers"], 2),
+                "server_children": round(sum(last - first for first, last in self.children.values()), 2),
                 "postgres": round(sum(last - first for first, last in self.backends.values()), 2),
                 "agents": round(self._me() - self.base["agents"], 2)}
 

@@ -100,11 +100,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # the embedded one included; the sweep, rate limits and live pages are shared through it.
         os.environ["PERFLAB_DATABASE_URL"] = url
         print(f"perflab: {workers} worker processes", flush=True)
-    from perflab.main import create_app
+    from perflab.main import serve_app
 
     trusted = settings.trusted_proxy_list()
     config = uvicorn.Config(
-        "perflab.main:create_app" if workers > 1 else create_app(), factory=workers > 1, workers=workers,
+        "perflab.main:serve_app" if workers > 1 else serve_app(), factory=workers > 1, workers=workers,
         host=host, port=port, log_level="info", access_log=False,
         # uvicorn believes X-Forwarded-For from 127.0.0.1 by default: only configured proxies are.
         proxy_headers=bool(trusted), forwarded_allow_ips=trusted or [],
@@ -141,9 +141,32 @@ def cmd_worker(args: argparse.Namespace) -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    print(f"perflab: parse worker {os.getpid()} waiting for streams", flush=True)
+    if args.child_of is not None:
+        _serve_child(args.child_of, stop)
+    else:
+        print(f"perflab: parse worker {os.getpid()} waiting for streams", flush=True)
     workers.work_forever(stop, poll_s=args.poll)
     return 0
+
+
+def _serve_child(parent: int, stop: Any) -> None:
+    """The parse process of a `perflab serve` (ingest/parse_process.py): below the server's requests in CPU
+    priority, and gone within a second of its server (whose SIGKILL it would otherwise outlive)."""
+    import threading
+    import time
+
+    from perflab.ingest import parse_process
+
+    os.nice(parse_process.NICE)
+
+    def watch() -> None:
+        while not stop.is_set():
+            if os.getppid() != parent:
+                stop.set()
+                return
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, name="perflab-parent-watch", daemon=True).start()
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
@@ -258,6 +281,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("worker", help="parse ingested lines (PERFLAB_PARSE_WORKERS) on a dedicated host")
     s.add_argument("--poll", type=float, default=1.0, help="seconds between polls when no notice arrives")
+    # Set by `perflab serve` for the parse process it supervises (ingest/parse_process.py).
+    s.add_argument("--child-of", type=int, metavar="PID", help=argparse.SUPPRESS)
     s.set_defaults(func=cmd_worker)
 
     s = sub.add_parser("migrate", help="apply database migrations")

@@ -30,6 +30,7 @@ from perflab.deps import credentials_valid, get_current_user
 from perflab.errors import AppError, DatabaseBusy
 from perflab.ingest import sweep
 from perflab.ingest import workers as parse_workers
+from perflab.ingest.parse_process import ParseProcess
 from perflab.middleware import (
     BodyLimitMiddleware,
     HeaderLimitMiddleware,
@@ -97,15 +98,25 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     task = asyncio.create_task(sweep.sweep_forever(get_settings().run_silence_s))
     # Webhook deliveries queued by requests go out from here, never from the request (alerts/delivery.py).
     deliveries = asyncio.create_task(alerts_delivery.deliver_forever())
-    # Parsing off the request path, when configured: this process's parse worker (ingest/workers.py).
+    # Parsing off the request path, when configured (ingest/workers.py): a served app's parse worker is a
+    # child process (ingest/parse_process.py: parsing in this interpreter held the answers behind the GIL);
+    # an in-process app (tests' TestClient) keeps a thread.
     parse_stop = threading.Event()
-    parser_thread = parse_workers.start_thread(parse_stop) if get_settings().parse_workers else None
+    parser_thread = parser_process = None
+    if get_settings().parse_workers:
+        if app.state.parse_process:
+            parser_process = ParseProcess(db.get_engine().url.render_as_string(hide_password=False))
+            parser_process.start()
+        else:
+            parser_thread = parse_workers.start_thread(parse_stop)
     if get_settings().env != "test":  # test apps start by the hundred; most never parse
         profile_parsing.warm()
     try:
         yield
     finally:
         parse_stop.set()
+        if parser_process is not None:
+            await parser_process.stop()
         if parser_thread is not None:
             await asyncio.to_thread(parse_workers.wake)
             # It commits or rolls back the stream it holds, then stops (at most one parse plus a poll).
@@ -121,7 +132,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         profile_parsing.shutdown()
 
 
-def create_app() -> FastAPI:
+def serve_app() -> FastAPI:
+    """The app `perflab serve` runs (each process of `--workers N` too): its parse worker is a child process."""
+    return create_app(parse_process=True)
+
+
+def create_app(*, parse_process: bool = False) -> FastAPI:
     settings = get_settings()
     app = FastAPI(
         lifespan=lifespan,
@@ -134,6 +150,7 @@ def create_app() -> FastAPI:
         redoc_url=None,
         openapi_url=None,
     )
+    app.state.parse_process = parse_process
 
     @app.exception_handler(AppError)
     async def app_error(_: Request, exc: AppError) -> JSONResponse:

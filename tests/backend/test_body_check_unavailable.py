@@ -46,14 +46,19 @@ def pool_taken(database_url: str, db_engine: Any) -> Iterator[Any]:
 
 
 BATCH = json.dumps({"agent_id": "a", "batches": [{"lines": ["x" * 40] * 100}]}).encode()
+# Past the anonymous 16 KiB cap once inflated: the middleware checks the credentials before inflating more.
+LARGE_BATCH = json.dumps({"agent_id": "a", "batches": [{"lines": ["x" * 40] * 500}]}).encode()
 LARGE = b'{"name": "' + b"x" * (32 * 1024) + b'"}'
 
 
 def _requests(client: TestClient) -> list[Any]:
     auth = {"Authorization": "Bearer plb_not_checked_yet", "Content-Type": "application/json"}
+    gz = {**auth, "Content-Encoding": "gzip"}
     return [
-        # An agent batch, gzip-encoded: the inflated cap must be known before inflating.
-        client.post("/api/agent/batches", content=gzip.compress(BATCH), headers={**auth, "Content-Encoding": "gzip"}),
+        # An agent batch, gzip-encoded, small once inflated: the route's token check meets the outage.
+        client.post("/api/ingest/batches", content=gzip.compress(BATCH), headers=gz),
+        # One past the anonymous cap once inflated: the middleware's check meets it first.
+        client.post("/api/ingest/batches", content=gzip.compress(LARGE_BATCH), headers=gz),
         # A body past the anonymous cap, its length declared.
         client.post("/api/projects", content=LARGE, headers=auth),
         # The same, sent chunked (no length): the check happens while the body streams in.

@@ -77,8 +77,9 @@ class Server(ServerProcess):
         self.home.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "PERFLAB_DATABASE_URL": self.database_url, "PERFLAB_HOME": str(self.home),
                "PERFLAB_ENV": "test", "PERFLAB_PUBLIC_URL": self.url}
-        code = ("import uvicorn; from perflab.main import create_app; "
-                f"uvicorn.run(create_app(), host='127.0.0.1', port={self.port}, log_level='warning')")
+        # serve_app: the app as `perflab serve` runs it (its parse worker a child process).
+        code = ("import uvicorn; from perflab.main import serve_app; "
+                f"uvicorn.run(serve_app(), host='127.0.0.1', port={self.port}, log_level='warning')")
         self.proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=open(self.log, "ab"),
                                      stderr=subprocess.STDOUT, start_new_session=True)
         if wait:

@@ -5,13 +5,14 @@ and reparsing a stream from its raw chunks.
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import UTC, datetime
 from itertools import repeat
 from operator import mul, sub
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
 from perflab import parsers
@@ -54,6 +55,10 @@ def finish_stream(session: Session, stream: Stream, run: Run,
     session.execute(delete(Summary).where(Summary.stream_id == stream.id))
     if flush_parser(session, stream):
         known = None  # the parser's tail added samples the caller does not have
+    every = None
+    if known is None and STREAMING.get(stream.source) is not None:
+        # Read once for the averages, the compaction and the statistics (each read it whole before).
+        every = known = _stream_points(session, stream)
     kind = ONE_SHOT.get(stream.source)
     if kind is not None and stream.lines == 0:
         # Nothing to parse: the agent's error (if any) already says why; don't bury it under a parse error.
@@ -87,15 +92,33 @@ def finish_stream(session: Session, stream: Stream, run: Run,
         if averages:
             session.add(Summary(run_id=run.id, stream_id=stream.id, role=stream.role, kind="pidstat-averages",
                                 data={"averages": averages, "computed_from": source}, warnings=[]))
-    compact_stream(session, stream)
+    compact_stream(session, stream, every)
     refresh_series_stats(session, stream, run, known)
 
 
-def compact_stream(session: Session, stream: Stream) -> None:
+def _series_ids(session: Session, stream: Stream) -> list[int]:
+    # By run and stream: the unique index (run_id, stream_id, key) leads with run_id.
+    return list(session.scalars(select(Series.id).where(Series.run_id == stream.run_id,
+                                                        Series.stream_id == stream.id).order_by(Series.id)))
+
+
+def _stream_points(session: Session, stream: Stream) -> list[tuple[int, list[int], list[float]]]:
+    """Every sample of every series of the stream, as (series id, times, values)."""
+    ids = _series_ids(session, stream)
+    points = series_service.read_points(session, [(stream.run_id, sid) for sid in ids])
+    return [(sid, *points.get((stream.run_id, sid), ([], []))) for sid in ids]
+
+
+def compact_stream(session: Session, stream: Stream,
+                   every: list[tuple[int, list[int], list[float]]] | None = None) -> None:
     """A closed stream's series become one chunk each: its blocks (a row per batch, raw doubles) and
-    any chunks merged into a few bytes per sample."""
-    ids = list(session.scalars(select(Series.id).where(Series.stream_id == stream.id)))
-    series_service.compact(session, run_id=stream.run_id, stream_id=stream.id, series_ids=ids)
+    any chunks merged into a few bytes per sample. `every`: all of the stream's samples, read already."""
+    if every is None:
+        series_service.compact(session, run_id=stream.run_id, stream_id=stream.id,
+                               series_ids=_series_ids(session, stream))
+        return
+    series_service.compact(session, run_id=stream.run_id, stream_id=stream.id, series_ids=[e[0] for e in every],
+                           points={(stream.run_id, sid): (t, v) for sid, t, v in every})
 
 
 def _points_of(session: Session, run_id: Any, sids: list[int],
@@ -112,7 +135,8 @@ def averages_from_rows(session: Session, stream: Stream,
                        known: list[tuple[int, list[int], list[float]]] | None = None) -> list[dict[str, Any]]:
     """Per process, the mean of every pidstat metric over the run (pidstat's own Average semantics)."""
     series = session.execute(
-        select(Series.id, Series.labels, Series.metric).where(Series.stream_id == stream.id)
+        select(Series.id, Series.labels, Series.metric).where(Series.run_id == stream.run_id,
+                                                             Series.stream_id == stream.id)
     ).all()
     points = _points_of(session, stream.run_id, [sid for sid, _, _ in series], known)
     by_proc: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -169,19 +193,25 @@ def steady_stats(values: list[float]) -> dict[str, Any] | None:
 
 def refresh_series_stats(session: Session, stream: Stream, run: Run,
                          known: list[tuple[int, list[int], list[float]]] | None = None) -> None:
-    series = list(session.scalars(select(Series).where(Series.stream_id == stream.id)))
-    points = _points_of(session, run.id, [s.id for s in series], known)
-    for s in series:
-        stats = steady_stats(points.get((run.id, s.id), ([], []))[1])
-        if stats is not None:
-            s.stats = stats
+    ids = _series_ids(session, stream)
+    points = _points_of(session, run.id, ids, known)
+    stats = {sid: steady_stats(points.get((run.id, sid), ([], []))[1]) for sid in ids}
+    stats = {sid: st for sid, st in stats.items() if st is not None}
+    if stats:
+        # One statement: assigned to ORM rows, the flush sent an UPDATE per series (~300 for pidstat).
+        # A JSON object {id: stats} as one parameter (a text[] costs psycopg a regex escape per element).
+        session.execute(
+            text("UPDATE series SET stats = e.value FROM jsonb_each(CAST(:stats AS jsonb)) AS e"
+                 " WHERE series.run_id = :run AND series.id = CAST(e.key AS bigint)"),
+            {"run": run.id, "stats": json.dumps({str(sid): st for sid, st in stats.items()})})
 
 
 def reparse_stream(session: Session, stream: Stream, run: Run) -> None:
-    ids = select(Series.id).where(Series.stream_id == stream.id)
+    of_stream = (Series.run_id == stream.run_id) & (Series.stream_id == stream.id)
+    ids = select(Series.id).where(of_stream)
     session.execute(delete(SeriesChunk).where(SeriesChunk.run_id == stream.run_id, SeriesChunk.series_id.in_(ids)))
     session.execute(delete(SeriesBlock).where(SeriesBlock.run_id == stream.run_id, SeriesBlock.stream_id == stream.id))
-    session.execute(delete(Series).where(Series.stream_id == stream.id))
+    session.execute(delete(Series).where(of_stream))
     session.execute(delete(Summary).where(Summary.stream_id == stream.id))
     stream.parsed_seq = 0
     stream.samples = 0

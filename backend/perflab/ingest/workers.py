@@ -1,8 +1,9 @@
 """Parse workers: parsing off the request path (on by default; PERFLAB_PARSE_WORKERS=false turns them
 off, docs/scaling.md).
 
-With workers on, an ingest request only stores raw chunks and answers after its commit. A worker (a
-thread in every `perflab serve` process, or `perflab worker` on a dedicated host) claims one stream
+With workers on, an ingest request only stores raw chunks and answers after its commit. A worker (the
+parse process of every `perflab serve` process, ingest/parse_process.py; `perflab worker` on a dedicated
+host; a thread of an in-process app such as the tests' TestClient) claims one stream
 that has its next chunk stored with `SELECT ... FOR UPDATE SKIP LOCKED`, parses its chunks in seq
 order from `stream.parsed_seq`, writes the samples, the new cursor and the parser state, and commits,
 all in one transaction. So one worker owns a stream at a time (others skip it), and a worker that dies
@@ -159,14 +160,17 @@ def parse_one(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None
     return True
 
 
-def parse_pass(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None, limit: int = 100_000) -> int:
+def parse_pass(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None, limit: int = 100_000,
+               stop: threading.Event | None = None) -> int:
     """One turn for every stream with work: each is claimed at most once, in id order. Returns the streams
     claimed. Without turns the lowest ids, which get a batch every second, would be claimed again and
-    again while the others waited (40 live agents: the oldest unparsed batch 28 s old)."""
+    again while the others waited (40 live agents: the oldest unparsed batch 28 s old). A `stop` set ends
+    the pass after the stream in hand (a pass over 80 busy streams takes seconds; a shutdown should not)."""
     failed = failed if failed is not None else set()
     seen: set[int] = set()
     done = 0
-    while done < limit and parse_one(run_id=run_id, failed=failed, seen=seen):
+    while (done < limit and not (stop is not None and stop.is_set())
+           and parse_one(run_id=run_id, failed=failed, seen=seen)):
         done += 1
     return done
 
@@ -249,7 +253,7 @@ def work_forever(stop: threading.Event, *, poll_s: float = POLL_S) -> None:
             conn = None
         claimed = 0
         try:
-            claimed = parse_pass(failed=failed)
+            claimed = parse_pass(failed=failed, stop=stop)
         except Exception:
             log.warning("parse worker: a parse failed; trying again in %.1f s", poll_s, exc_info=True)
         if stop.is_set():

@@ -133,9 +133,11 @@ def read_points(
     return {k: p[0] if k in regular else codec.merge(p) for k, p in parts.items()}
 
 
-def compact(session: Session, *, run_id: uuid.UUID, stream_id: int, series_ids: Sequence[int]) -> int:
+def compact(session: Session, *, run_id: uuid.UUID, stream_id: int, series_ids: Sequence[int],
+            points: dict[tuple[uuid.UUID, int], Points] | None = None) -> int:
     """Merge the stream's blocks and each series' chunks into one chunk per series (chunk 0), once the
-    stream is closed. Returns series rewritten."""
+    stream is closed. Returns series rewritten. `points`: every sample of these series, when the caller
+    has read them already (read_points' answer)."""
     if not series_ids:
         return 0
     has_blocks = session.execute(
@@ -152,7 +154,10 @@ def compact(session: Session, *, run_id: uuid.UUID, stream_id: int, series_ids: 
         ).scalars().all()
     if not many:
         return 0
-    points = read_points(session, [(run_id, sid) for sid in many])
+    if points is None:
+        points = read_points(session, [(run_id, sid) for sid in many])
+    else:
+        points = {(run_id, sid): points[(run_id, sid)] for sid in many if (run_id, sid) in points}
     session.execute(text("DELETE FROM series_chunk WHERE run_id = :run AND series_id = ANY(:ids)"),
                     {"run": run_id, "ids": list(many)})
     session.execute(text("DELETE FROM series_block WHERE run_id = :run AND stream_id = :st"),
