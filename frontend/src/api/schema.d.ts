@@ -1266,8 +1266,8 @@ export interface paths {
          *
          *     Every viewer of a run on this server reads one shared feed, recomputed when PostgreSQL notifies
          *     a change of the run (cluster/live.py), so viewers cost no snapshot query each. Access is checked
-         *     again about once a second per viewer (a few primary-key reads): a member removed (or logged out,
-         *     or a token revoked) stops receiving at once.
+         *     again about once a second, for every open stream of the process at once (cluster/access.py): a
+         *     member removed (or logged out, or a token revoked) stops receiving within about a second.
          */
         get: operations["series-run_events"];
         put?: never;
