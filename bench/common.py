@@ -60,12 +60,16 @@ def agent_server(name: str, home: Path) -> Iterator[tuple[Any, str, str]]:
 
     with bench_database(name) as url:
         os.environ["PERFLAB_DATABASE_URL"] = url
+        from perflab import db
         from perflab.cli import migrate
+        from perflab.config import get_settings
         from perflab.db import unit_of_work
         from perflab.projects import service as projects
         from perflab.tokens import service as tokens
 
         migrate(url)
+        # This database, whatever engine the bench process made before (a bench's earlier database).
+        db.set_engine(db.make_engine(db.database_url(get_settings().model_copy(update={"database_url": url}))))
         with unit_of_work() as s:
             project = projects.create_project(s, name="bench", slug="bench")
             token, _ = tokens.create_token(s, project=project, name="bench", scopes=["ingest", "read"])
