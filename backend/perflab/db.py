@@ -156,6 +156,12 @@ def get_engine() -> Engine:
         return _engine
 
 
+def current_url() -> str:
+    """The URL (password included) of the database this process talks to, resolved: what a process it
+    starts is handed, so that it never starts a database of its own (the embedded one)."""
+    return get_engine().url.render_as_string(hide_password=False)
+
+
 def set_engine(engine: Engine | None) -> None:
     """Point the app at another engine (tests)."""
     global _engine, _sessionmaker

@@ -105,7 +105,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     parser_thread = parser_process = None
     if get_settings().parse_workers:
         if app.state.parse_process:
-            parser_process = ParseProcess(db.get_engine().url.render_as_string(hide_password=False))
+            parser_process = ParseProcess(db.current_url())
             parser_process.start()
         else:
             parser_thread = parse_workers.start_thread(parse_stop)

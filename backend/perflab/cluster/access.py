@@ -33,7 +33,6 @@ class AccessChecks:
         self._checked: set[Pair] = set()
         self._at = float("-inf")
         self._lock = threading.Lock()  # one re-check at a time; the streams asking meanwhile wait for it
-        self.passes = 0
 
     @contextmanager
     def watching(self, caller: Caller, project_id: int) -> Iterator[None]:
@@ -58,7 +57,6 @@ class AccessChecks:
                     self._allowed = still_read(db, pairs)
                 self._checked = pairs
                 self._at = time.monotonic()
-                self.passes += 1
             return pair in self._allowed
 
 

@@ -23,11 +23,9 @@ from fastapi import Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
-from sqlalchemy.orm import configure_mappers
 from sqlalchemy.pool import NullPool
 
-import perflab.models  # noqa: F401 - every model, for configure_mappers
-from perflab import config, db, parsers
+from perflab import config, db
 from perflab.alerts import wake
 from perflab.errors import NotFound, PayloadTooLarge, Unavailable
 from perflab.imports import service
@@ -37,14 +35,6 @@ from perflab.projects.models import Project
 from perflab.requestbody import sync_chunks
 
 M = TypeVar("M", bound=BaseModel)
-
-
-# The fork server imports this module once and every parser process is forked from it: each parser
-# module is imported here, not once per import in every process (where a lazily imported parser cost
-# ~0.25 s of compiling with no bytecode cache).
-parsers.load_all()
-# Likewise the ORM's mapper configuration, done on first use otherwise (in every process).
-configure_mappers()
 
 
 class InvalidBody(Exception):
@@ -102,9 +92,10 @@ def import_job(*, path: str, project_id: int, env: dict[str, str] | None = None,
     return out
 
 
-async def run(request: Request, job: Any, **kwargs: Any) -> Any:
-    """Spool the request body to a file, then ``job(path=..., **kwargs)`` in a parser process; a body
-    that fails validation raises FastAPI's RequestValidationError, as a declared body would."""
+async def run(request: Request, job: Any, *, database: bool = False, **kwargs: Any) -> Any:
+    """Spool the request body to a file, then ``job(path=..., **kwargs)`` in a parser process (handed
+    the server's settings, and its database when ``database``); a body that fails validation raises
+    FastAPI's RequestValidationError, as a declared body would."""
     fd, path = tempfile.mkstemp(prefix="perflab-import-", suffix=".json")
     try:
         def spool() -> None:
@@ -115,10 +106,8 @@ async def run(request: Request, job: Any, **kwargs: Any) -> Any:
         await run_in_threadpool(spool)
         if parsing.uses_processes():
             kwargs["env"] = {k: v for k, v in os.environ.items() if k.startswith("PERFLAB_")}
-            if "database_url" in kwargs:
-                kwargs["database_url"] = db.get_engine().url.render_as_string(hide_password=False)
-        else:
-            kwargs.pop("database_url", None)
+            if database:
+                kwargs["database_url"] = db.current_url()
         try:
             return await parsing.run(job, path=path, niceness=0, **kwargs)
         except InvalidBody as exc:
@@ -132,7 +121,7 @@ async def run(request: Request, job: Any, **kwargs: Any) -> Any:
 
 
 async def create(request: Request, *, project_id: int) -> dict[str, Any]:
-    result = await run(request, import_job, project_id=project_id, database_url=None)
+    result = await run(request, import_job, database=True, project_id=project_id)
     # A run that completed may have queued webhook deliveries in the parser process: deliver them now.
     wake.notify()
     return result  # type: ignore[no-any-return]

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
 from typing import Annotated
 
-import anyio
 from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
@@ -34,6 +32,7 @@ from perflab.ingest.schemas import (
     ServerTime,
     Start,
 )
+from perflab.requestbody import sync_chunks
 from perflab.tokens.models import AgentToken
 
 router = APIRouter(tags=["agent"], route_class=OneHopRoute)
@@ -134,25 +133,12 @@ async def upload_artifact(
     name: Annotated[str, Query(min_length=1, max_length=255)] = "upload",
     role: Annotated[str, Query(max_length=64)] = "",
 ) -> ArtifactCreated:
-    body = request.stream()
-
-    def chunks() -> Iterator[bytes]:
-        # The body as it arrives (capped and inflated by BodyLimitMiddleware), pulled from the event
-        # loop by the thread that writes it to storage: never held whole in memory.
-        while True:
-            try:
-                chunk = anyio.from_thread.run(body.__anext__)
-            except StopAsyncIteration:
-                return
-            if chunk:
-                yield chunk
-
     def store() -> int:
         # One thread hop: a connection held between two would wait for a thread (see releases_connection).
         # The bytes go first and the transaction after, so no connection waits on a slow upload.
         # A config or sysctl snapshot's parsed form is stored with it, built from a bounded copy of its head.
-        body_chunks = artifacts_service.SnapshotHead(chunks()) if kind in artifacts_service.SNAPSHOT_KINDS else None
-        stored = artifacts_service.put_stream(body_chunks if body_chunks is not None else chunks())
+        body_chunks = artifacts_service.SnapshotHead(sync_chunks(request)) if kind in artifacts_service.SNAPSHOT_KINDS else None
+        stored = artifacts_service.put_stream(body_chunks if body_chunks is not None else sync_chunks(request))
         try:
             run = service.get_project_run(db, token=token, run_id=run_id)
             row = artifacts_service.add_stored(db, project_id=run.project_id, run_id=run.id, kind=kind, name=name,

@@ -178,7 +178,8 @@ class ParserDied(RuntimeError):
 # function it is handed (by name, as pickle does): what it runs must live in one of these, or every
 # parse or view pays that module's imports again.
 # perflab.imports.job: imports run here too (its imports bring the models and every parser).
-PRELOAD = ("perflab.profiles.parsing", "perflab.artifacts.storage", "perflab.imports.job")
+PRELOAD = ("perflab.profiles.parsing", "perflab.artifacts.storage", "perflab.imports.job",
+           "perflab.imports.forkserver")
 
 
 def _mp_context() -> Any:
