@@ -126,8 +126,8 @@ POOL_TIMEOUT_S = 10
 
 def make_engine(url: str, **kw: Any) -> Engine:
     if "poolclass" not in kw:
-        kw.setdefault("pool_size", 10)
-        kw.setdefault("max_overflow", 20)
+        kw.setdefault("pool_size", 30)
+        kw.setdefault("max_overflow", 0)
         kw.setdefault("pool_timeout", POOL_TIMEOUT_S)
     engine = create_engine(
         url,
