@@ -30,7 +30,9 @@ from perflab.errors import Forbidden, NotFound, Unauthorized
 from perflab.members import service as members_service
 from perflab.members.models import ProjectMember
 from perflab.projects.models import Project
+from perflab.tokens import service as tokens_service
 from perflab.tokens.models import AgentToken
+from perflab.tokens.service import TokenRef
 
 SESSION_COOKIE = "perflab_session"
 CSRF_COOKIE = "perflab_csrf"
@@ -90,7 +92,7 @@ class Principal:
 
     user: User | None = None
     user_session: UserSession | None = None
-    token: AgentToken | None = None
+    token: TokenRef | None = None
     # {project_id: role} for users, loaded once per request.
     roles: dict[int, str] = field(default_factory=dict)
 
@@ -115,13 +117,14 @@ def _refuse_token_in_query(request: Request) -> None:
             raise Unauthorized("tokens are not accepted in the URL; send 'Authorization: Bearer <token>'")
 
 
-@releases_connection
-def get_principal(request: Request, db: SessionDep) -> Principal:
+def principal_of(request: Request, db: Session) -> Principal:
+    """Who is calling, read through ``db`` without ending its transaction: a route that stores in the
+    same transaction (agent batches) checks its caller and writes in one round of the pool."""
     _refuse_token_in_query(request)
     bearer = _bearer(request)
     if bearer is not None:
-        token = db.scalar(select(AgentToken).where(AgentToken.token_hash == security.token_hash(bearer)))
-        if token is None or token.revoked_at is not None:
+        token = tokens_service.live_token(db, secret=bearer)
+        if token is None:
             raise Unauthorized("invalid or revoked token")
         # Every request of an agent passes here: never wait on the token row's lock (issue 9).
         touch_row(db, AgentToken, row_id=token.id, column="last_used_at", resolution=timedelta(seconds=30),
@@ -139,6 +142,11 @@ def get_principal(request: Request, db: SessionDep) -> Principal:
         if not sent or not security.constant_time_equal(sent, user_session.csrf_token):
             raise Forbidden("missing or wrong CSRF token (send the X-CSRF-Token header)")
     return Principal(user=user, user_session=user_session, roles=members_service.roles_of(db, user_id=user.id))
+
+
+@releases_connection
+def get_principal(request: Request, db: SessionDep) -> Principal:
+    return principal_of(request, db)
 
 
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
@@ -318,7 +326,7 @@ def owned_row(model: type[_Row], *, id_param: str, noun: str) -> Callable[..., _
     return dependency
 
 
-def ingest_token(principal: PrincipalDep) -> AgentToken:
+def ingest_token(principal: PrincipalDep) -> TokenRef:
     if principal.token is None:
         raise Forbidden("agent routes need an agent token (Authorization: Bearer plb_...)")
     if "ingest" not in principal.token.scopes:
@@ -326,7 +334,7 @@ def ingest_token(principal: PrincipalDep) -> AgentToken:
     return principal.token
 
 
-IngestToken = Annotated[AgentToken, Depends(ingest_token)]
+IngestToken = Annotated[TokenRef, Depends(ingest_token)]
 
 
 def credentials_valid(headers: list[tuple[bytes, bytes]]) -> bool:
@@ -350,8 +358,7 @@ def credentials_valid(headers: list[tuple[bytes, bytes]]) -> bool:
             scheme, _, value = auth.partition(" ")
             if scheme.lower() != "bearer" or not value.strip():
                 return False
-            token = db.scalar(select(AgentToken).where(AgentToken.token_hash == security.token_hash(value.strip())))
-            return token is not None and token.revoked_at is None
+            return tokens_service.live_token(db, secret=value.strip()) is not None
         jar: SimpleCookie = SimpleCookie()
         try:
             jar.load(cookie or "")

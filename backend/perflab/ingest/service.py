@@ -25,7 +25,7 @@ from perflab.ingest.sweep import SILENCE_REASON
 from perflab.projects.models import Project
 from perflab.runs.load import load_seconds
 from perflab.runs.models import RawChunk, RawChunkPart, Run, RunHost, Stream
-from perflab.tokens.models import AgentToken
+from perflab.tokens.service import TokenRef
 
 # Streams still open this long after the load finished make the run partial.
 CLOSE_GRACE = timedelta(seconds=60)
@@ -41,13 +41,13 @@ def _ts(value: float | None) -> datetime:
     return datetime.fromtimestamp(value, UTC) if value is not None else now()
 
 
-def project_of(session: Session, token: AgentToken) -> Project:
+def project_of(session: Session, token: TokenRef) -> Project:
     project = session.get(Project, token.project_id)
     assert project is not None
     return project
 
 
-def hello(session: Session, *, token: AgentToken, body: Hello) -> Host:
+def hello(session: Session, *, token: TokenRef, body: Hello) -> Host:
     host = session.scalar(select(Host).where(Host.project_id == token.project_id, Host.agent_id == body.agent_id))
     if host is None:
         host = Host(project_id=token.project_id, agent_id=body.agent_id, hostname=body.hostname, role=body.role)
@@ -63,20 +63,20 @@ def hello(session: Session, *, token: AgentToken, body: Hello) -> Host:
     return host
 
 
-def get_host(session: Session, *, token: AgentToken, agent_id: str) -> Host:
+def get_host(session: Session, *, token: TokenRef, agent_id: str) -> Host:
     host = session.scalar(select(Host).where(Host.project_id == token.project_id, Host.agent_id == agent_id))
     if host is None:
         raise NotFound(f"agent {agent_id} has not said hello to this project")
     return host
 
 
-def heartbeat(session: Session, *, token: AgentToken, agent_id: str, data: dict[str, Any]) -> None:
+def heartbeat(session: Session, *, token: TokenRef, agent_id: str, data: dict[str, Any]) -> None:
     host = get_host(session, token=token, agent_id=agent_id)
     host.heartbeat = {**data, "at": now().isoformat()}
     host.last_seen_at = now()
 
 
-def touch(session: Session, *, token: AgentToken, agent_id: str) -> Host:
+def touch(session: Session, *, token: TokenRef, agent_id: str) -> Host:
     host = get_host(session, token=token, agent_id=agent_id)
     hosts_service.mark_seen(session, host_id=host.id, seen=host.last_seen_at)
     return host
@@ -111,7 +111,7 @@ def runs_for_host(session: Session, *, host: Host) -> list[dict[str, Any]]:
     return out
 
 
-def create_run(session: Session, *, token: AgentToken, body: RunCreate, base_url: str) -> tuple[Run, bool]:
+def create_run(session: Session, *, token: TokenRef, body: RunCreate, base_url: str) -> tuple[Run, bool]:
     project = project_of(session, token)
     if body.project is not None and body.project != project.slug:
         raise Conflict(f"this token belongs to project {project.slug!r}, not {body.project!r}")
@@ -141,7 +141,7 @@ def create_run(session: Session, *, token: AgentToken, body: RunCreate, base_url
     return run, True
 
 
-def get_project_run(session: Session, *, token: AgentToken, run_id: uuid.UUID) -> Run:
+def get_project_run(session: Session, *, token: TokenRef, run_id: uuid.UUID) -> Run:
     run = session.get(Run, run_id)
     if run is None or run.project_id != token.project_id:
         raise NotFound(f"no run {run_id} in this token's project")
@@ -165,7 +165,7 @@ def run_status(session: Session, *, run: Run) -> dict[str, Any]:
     }
 
 
-def join(session: Session, *, token: AgentToken, run: Run, body: Join) -> None:
+def join(session: Session, *, token: TokenRef, run: Run, body: Join) -> None:
     host = touch(session, token=token, agent_id=body.agent_id)
     rh = session.get(RunHost, (run.id, host.id))
     if rh is None:
@@ -197,7 +197,7 @@ def finish(session: Session, *, run: Run, exit_code: int | None, ended_at: float
     evaluate(session, run=run)
 
 
-def _stream_for(session: Session, *, token: AgentToken, agent_id: str, batch: Batch,
+def _stream_for(session: Session, *, token: TokenRef, agent_id: str, batch: Batch,
                 cache: dict[tuple[uuid.UUID, str], Stream], hosts: dict[str, Host | None]) -> Stream:
     key = (batch.run_id, batch.stream)
     found = cache.get(key)
@@ -271,7 +271,7 @@ SELECT (SELECT id FROM st) AS stream_id, EXISTS (SELECT FROM upd) AS stored, pg_
 """)
 
 
-def _store_raw(session: Session, *, token: AgentToken, agent_id: str, batch: Batch) -> bool | None:
+def _store_raw(session: Session, *, token: TokenRef, agent_id: str, batch: Batch) -> bool | None:
     """STORE_RAW for one batch: whether it was new (False: a duplicate), None when its stream does not exist."""
     row = session.execute(STORE_RAW, {
         "run": batch.run_id, "agent": agent_id, "name": batch.stream, "project": token.project_id,
@@ -282,7 +282,7 @@ def _store_raw(session: Session, *, token: AgentToken, agent_id: str, batch: Bat
     return None if row.stream_id is None else bool(row.stored)
 
 
-def ingest(session: Session, *, token: AgentToken, agent_id: str, batches: list[Batch]) -> list[dict[str, Any]]:
+def ingest(session: Session, *, token: TokenRef, agent_id: str, batches: list[Batch]) -> list[dict[str, Any]]:
     """Store raw chunks (deduplicated on run, stream, seq); without parse workers, parse what became
     contiguous."""
     acks = []

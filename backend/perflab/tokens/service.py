@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from perflab import security
@@ -13,6 +14,29 @@ from perflab.projects.models import Project
 from perflab.tokens.models import AgentToken
 
 VALID_SCOPES = ("ingest", "read")
+
+
+@dataclass(frozen=True)
+class TokenRef:
+    """An agent token as a request's caller: what access checks and agent routes read of it. A plain
+    row, not an ORM object: every agent request looks its token up, and loading the entity through the
+    ORM cost more than the statement."""
+
+    id: int
+    project_id: int
+    scopes: tuple[str, ...]
+    last_used_at: datetime | None
+
+
+# Built once (building the statement and its cache key per request cost more than running it).
+_BY_HASH = select(AgentToken.id, AgentToken.project_id, AgentToken.scopes, AgentToken.last_used_at).where(
+    AgentToken.token_hash == bindparam("hash"), AgentToken.revoked_at.is_(None))
+
+
+def live_token(session: Session, *, secret: str) -> TokenRef | None:
+    """The unrevoked token whose secret this is, or None."""
+    row = session.execute(_BY_HASH, {"hash": security.token_hash(secret)}).first()
+    return None if row is None else TokenRef(row.id, row.project_id, tuple(row.scopes), row.last_used_at)
 
 
 def create_token(

@@ -492,7 +492,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ingest Batches */
+        /**
+         * Ingest Batches
+         * @description The body is a BatchRequest: raw lines of the agent's streams. Answered once they are committed;
+         *     parsing follows (the run page shows the lag).
+         */
         post: operations["agent-ingest_batches"];
         delete?: never;
         options?: never;
