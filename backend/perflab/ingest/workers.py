@@ -23,6 +23,7 @@ import logging
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
@@ -97,14 +98,46 @@ def advance(session: Session, stream: Stream, *, fresh: dict[int, list[Any]] | N
     return run
 
 
-def claim(session: Session, *, run_id: uuid.UUID | None = None, skip: Iterable[int] = ()) -> Stream | None:
-    """Own one stream with work that no other worker owns, until this transaction ends.
+def candidates(session: Session, *, run_id: uuid.UUID | None = None) -> list[int]:
+    """The streams with work now, in id order: read once a pass, then owned one at a time (claim's
+    ``among``). A claim query per stream read every pending stream again each time: with 80 live
+    streams, 5 ms of the worker's CPU and 12 ms of wall time a stream."""
+    q = select(Stream.id).where(_pending())
+    if run_id is not None:
+        q = q.where(Stream.run_id == run_id)
+    return list(session.scalars(q.order_by(Stream.id)))
+
+
+def _unfinished_or_behind(stream: Stream) -> bool:
+    """_pending, read off a stream row just locked (its next chunk was there when it became a candidate,
+    and chunks are never taken away)."""
+    return stream.parsed_seq < stream.max_seq or (
+        stream.closed_seq is not None and stream.closed_at is None and stream.parsed_seq >= stream.closed_seq)
+
+
+def claim(session: Session, *, run_id: uuid.UUID | None = None, skip: Iterable[int] = (),
+          among: deque[int] | None = None) -> Stream | None:
+    """Own one stream with work that no other worker owns, until this transaction ends; ``among``: the
+    pass's candidates, consumed in order, else they are looked up now.
 
     Ownership is a transaction-scoped advisory lock on (CLAIM_LOCK, stream id) taken with
     pg_try_advisory_xact_lock, PostgreSQL's SKIP LOCKED for a key rather than a row: a row lock
     (FOR UPDATE) would also make every ingest of that stream wait for the whole parse, since a batch
     updates the stream's counters. The candidates are materialised first (the few with work, through
     ix_stream_parse_pending), so locks are only tried on them, in id order, until one is free."""
+    if among is not None:
+        # Each candidate is tried once a pass: taken off the list whether this worker gets it, another
+        # owns it (it is parsing it now) or it has nothing left (another parsed it since the pass began).
+        skipped = set(skip)
+        while among:
+            stream_id = among.popleft()
+            if stream_id in skipped or not session.scalar(
+                    select(func.pg_try_advisory_xact_lock(CLAIM_LOCK, stream_id % INT4_KEYS))):
+                continue
+            stream = session.get(Stream, stream_id, populate_existing=True)
+            if stream is not None and _unfinished_or_behind(stream):
+                return stream
+        return None
     q = select(Stream.id).where(_pending())
     if run_id is not None:
         q = q.where(Stream.run_id == run_id)
@@ -130,7 +163,7 @@ def own(session: Session, *, stream_id: int) -> None:
 
 
 def parse_one(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None,
-              seen: set[int] | None = None) -> bool:
+              seen: set[int] | None = None, among: deque[int] | None = None) -> bool:
     """Claim a stream, parse it, commit. False when no unlocked stream has work.
 
     A stream whose parse raises is rolled back, added to `failed` and skipped by later calls that pass
@@ -142,7 +175,7 @@ def parse_one(*, run_id: uuid.UUID | None = None, failed: set[int] | None = None
     held: int | None = None
     try:
         with unit_of_work() as session:
-            stream = claim(session, run_id=run_id, skip=failed | (seen or set()))
+            stream = claim(session, run_id=run_id, skip=failed | (seen or set()), among=among)
             if stream is None:
                 return False
             held = stream.id
@@ -168,9 +201,11 @@ def parse_pass(*, run_id: uuid.UUID | None = None, failed: set[int] | None = Non
     the pass after the stream in hand (a pass over 80 busy streams takes seconds; a shutdown should not)."""
     failed = failed if failed is not None else set()
     seen: set[int] = set()
+    with unit_of_work() as session:
+        among = deque(candidates(session, run_id=run_id))
     done = 0
     while (done < limit and not (stop is not None and stop.is_set())
-           and parse_one(run_id=run_id, failed=failed, seen=seen)):
+           and parse_one(run_id=run_id, failed=failed, seen=seen, among=among)):
         done += 1
     return done
 
