@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from perflab import parsers
 from perflab.ingest.buffer import LOAD_SUMMARY, ONE_SHOT, STREAMING, PointBuffer, _units
-from perflab.ingest.store import parse_pending, store_points, stream_complete, stream_text
+from perflab.ingest.store import LIVE_POINTS, parse_pending, store_points, stream_complete, stream_text
 from perflab.runs.models import Run, Series, SeriesBlock, SeriesChunk, Stream, Summary
 from perflab.series import service as series_service
 
@@ -42,7 +42,7 @@ def flush_parser(session: Session, stream: Stream) -> int:
     buf.add(records, t)
     stored = store_points(session, stream, buf, live=True)
     stream.samples += stored
-    stream.parser_state = {**state, "parser": parser.state()}
+    stream.parser_state = {**(stream.parser_state or {}), "parser": parser.state()}  # with store_points' counts
     return stored
 
 
@@ -93,6 +93,9 @@ def finish_stream(session: Session, stream: Stream, run: Run,
             session.add(Summary(run_id=run.id, stream_id=stream.id, role=stream.role, kind="pidstat-averages",
                                 data={"averages": averages, "computed_from": source}, warnings=[]))
     compact_stream(session, stream, every)
+    if LIVE_POINTS in (stream.parser_state or {}):
+        # The compaction counted every series' samples on its row: the live counts are done with.
+        stream.parser_state = {k: v for k, v in stream.parser_state.items() if k != LIVE_POINTS}
     refresh_series_stats(session, stream, run, known)
 
 

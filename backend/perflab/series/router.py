@@ -25,7 +25,8 @@ router = APIRouter(tags=["series"], route_class=OneHopRoute)
 
 @router.get("/api/runs/{run_id}/series", response_model=list[SeriesRead])
 def list_series(run: ReadableRun, db: SessionDep) -> list[SeriesRead]:
-    return [SeriesRead.model_validate(s) for s in service.list_series(db, run_id=run.id)]
+    return [SeriesRead.model_validate(s).model_copy(update={"points": n})
+            for s, n in service.list_series(db, run_id=run.id)]
 
 
 @router.get("/api/runs/{run_id}/series/data", response_model=SeriesDataReply)
