@@ -221,6 +221,7 @@ def test_a_token_cannot_ingest_into_another_projects_run(app: Any, client: TestC
     r = attacker.send([{"run_id": run_id, "stream": "vmstat", "source": "vmstat", "role": "proxy", "seq": 1,
                         "lines": [[0, 0, "x"]]}])
     assert r.status_code == 404
+    assert client.get(f"/api/runs/{run_id}").json()["streams"] == []  # nor was a stream made in it
     read_only = client.post(f"/api/projects/{other['slug']}/tokens", json={"scopes": ["read"]}).json()["token"]
     ro = Agent(app, read_only, agent_id="agent-readonly-1")
     assert ro.hello().status_code == 403
@@ -333,3 +334,36 @@ def test_the_tail_of_a_stream_shows_its_newest_raw_lines(app: Any, client: TestC
     assert [line["text"] for line in tail["lines"]] == wrk[-4:] and tail["total_lines"] == len(wrk)
     assert client.get(f"/api/runs/{run_id}/streams/999999/tail").status_code == 404
     assert client.get(f"/api/runs/{run_id}/streams/{stream['id']}/tail", params={"lines": 0}).status_code == 400
+
+
+def test_a_streams_first_batch_makes_it_with_that_batch_counted(
+    app: Any, client: TestClient, agent_token: str, session: Any
+) -> None:
+    """The first batch creates its stream in the statement that stores it: the row must read as if the
+    stream had existed and taken the batch (counters, closing seq, the agent's error, its host)."""
+    agent = Agent(app, agent_token)
+    agent.hello()
+    run_id = _run(agent)
+    r = agent.send([{"run_id": run_id, "stream": "netqtop:eth0", "source": "netqtop", "role": "proxy", "seq": 3,
+                     "lines": [[1.0, 2.0, "a"], [1.5, 2.5, "b"]], "dropped": 7, "refused_lines": 2,
+                     "closed": True, "error": "netqtop exited with status 1"},
+                    {"run_id": run_id, "stream": "vmstat", "source": "vmstat", "role": "proxy", "seq": 1,
+                     "lines": [[1.0, 2.0, "procs"]]}])
+    assert r.status_code == 200 and [a["duplicate"] for a in r.json()["acked"]] == [False, False]
+    rows = session.execute(text(
+        "SELECT s.name, s.role, s.source, s.lines, s.chunks, s.max_seq, s.dropped, s.refused, s.closed_seq,"
+        " s.state, s.error, h.agent_id FROM stream s LEFT JOIN host h ON h.id = s.host_id"
+        " WHERE s.run_id = :r ORDER BY s.name"), {"r": run_id}).all()
+    session.commit()
+    assert [tuple(row) for row in rows] == [
+        ("netqtop:eth0", "proxy", "netqtop", 2, 1, 3, 7, 2, 3, "failed", "netqtop exited with status 1", AGENT),
+        ("vmstat", "proxy", "vmstat", 1, 1, 1, 0, 0, None, "open", None, AGENT),
+    ]
+    # Sent again (a retry after a lost answer): a duplicate, nothing counted twice.
+    again = agent.send([{"run_id": run_id, "stream": "vmstat", "source": "vmstat", "role": "proxy", "seq": 1,
+                         "lines": [[1.0, 2.0, "procs"]]}])
+    assert again.json()["acked"][0]["duplicate"] is True
+    lines = session.execute(text("SELECT lines, chunks FROM stream WHERE run_id = :r AND name = 'vmstat'"),
+                            {"r": run_id}).one()
+    session.commit()
+    assert tuple(lines) == (1, 1)
