@@ -5,7 +5,11 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+# Routes are matched in this order, one regex after another: the agents' routes come first, as every agent
+# sends a batch a second per stream (matching them behind ~150 UI routes took a tenth of the serving
+# process's time under 40 live agents).
 ROUTER_MODULES = (
+    "perflab.ingest.router",
     "perflab.auth.router",
     "perflab.projects.router",
     "perflab.members.router",
@@ -14,7 +18,6 @@ ROUTER_MODULES = (
     "perflab.runs.router",
     "perflab.hosts.router",
     "perflab.artifacts.router",
-    "perflab.ingest.router",
     "perflab.series.router",
     "perflab.imports.router",
     "perflab.notes.router",
