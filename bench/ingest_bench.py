@@ -13,6 +13,7 @@ import gzip
 import io
 import json
 import os
+import random
 import sys
 import tempfile
 import threading
@@ -139,6 +140,10 @@ def main() -> int:
     ap.add_argument("--servers", type=int, default=1, help="server processes on the one database (agents alternate)")
     ap.add_argument("--paced", action="store_true",
                     help="each agent sends a batch per --per-batch seconds of wall time, as live agents do")
+    ap.add_argument("--phase", choices=("aligned", "spread"), default="aligned",
+                    help="paced agents: all send at the same instant (aligned: the worst case, daemons started "
+                         "in the same millisecond) or each at its own instant within the period (spread: a "
+                         "daemon's batcher ticks from the daemon's own start, so independent daemons are)")
     ap.add_argument("--inline-parse", action="store_true",
                     help="PERFLAB_PARSE_WORKERS=false: each request parses its batch before answering (the default is "
                          "parse workers: answers after the raw insert; throughput counts until parsed)")
@@ -211,10 +216,15 @@ def run(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
             errors: list[str] = []
             latencies: list[float] = []
 
+            # Where in the period each agent sends: a seeded uniform draw, the same in every run.
+            draw = random.Random(20261127)
+            phases = [draw.uniform(0, args.per_batch) if getattr(args, "phase", "aligned") == "spread" else 0.0
+                      for _ in runs]
+
             def agent(i: int, run_id: str) -> None:
                 # Agents alternate between the servers, as behind a round-robin load balancer.
                 target = servers[i % len(servers)].url
-                begin = time.perf_counter()
+                begin = start + phases[i]
                 try:
                     for n, body in enumerate(work[run_id]):
                         if args.paced:
@@ -317,7 +327,8 @@ def run(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
         "pidstat_processes": args.procs, "samples_stored": stored, "elapsed_s": round(elapsed, 3),
         "samples_per_s": round(ours), "copy_samples_per_s": round(copy_rate),
         "ratio_vs_copy": round(ours / copy_rate, 3), "target_ratio": 3,
-        "servers": args.servers, "paced": args.paced, "batch_answers": len(latencies),
+        "servers": args.servers, "paced": args.paced, "phase": getattr(args, "phase", "aligned") if args.paced else None,
+        "batch_answers": len(latencies),
         "parse_workers": workers_on,
         "parse_lag_p50_s": round(percentile(lags, 50), 3), "parse_lag_p99_s": round(percentile(lags, 99), 3),
         "parse_lag_max_s": round(max(lags, default=0.0), 3),
