@@ -125,6 +125,26 @@ class CpuMeter:
                 "agents": round(self._me() - self.base["agents"], 2)}
 
 
+def wait_for_parse_workers(url: str, count: int, timeout: float = 60.0) -> None:
+    """Until each server's parse process is connected: a server answers before its parse process has
+    started (an interpreter importing the parsers, ~1-2 s), and a team's servers run long before agents
+    send. Without this, the second server's parser joined the throughput run 1.2 s late."""
+    import psycopg
+    from perflab.ingest.workers import APPLICATION_NAME
+
+    conninfo = url.replace("postgresql+psycopg://", "postgresql://", 1)
+    deadline = time.monotonic() + timeout
+    while True:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            seen = conn.execute("SELECT count(DISTINCT pid) FROM pg_stat_activity WHERE datname = current_database()"
+                                " AND application_name = %s AND query LIKE 'LISTEN%%'", (APPLICATION_NAME,)).fetchone()
+        if seen is not None and seen[0] >= count:
+            return
+        if time.monotonic() > deadline:
+            raise SystemExit(f"only {seen[0] if seen else 0} of {count} parse processes connected in {timeout:.0f} s")
+        time.sleep(0.1)
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else 0.0
@@ -174,6 +194,8 @@ def run(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
         servers = [Server(url, Path(tempfile.mkdtemp(prefix="perflab-bench-"))) for _ in range(args.servers)]
         for one in servers:
             one.start()
+        if workers_on:
+            wait_for_parse_workers(url, len(servers))
         server = servers[0]
         try:
             runs = []
