@@ -139,3 +139,18 @@ def test_the_import_line_parse_previews_what_perflab_parse_prints(path: Any) -> 
     kept = LineParse(kind, text)
     assert kept.doc == expected
     assert len(kept.records) == len(kept.lines)
+
+
+@pytest.mark.parametrize("text", [
+    "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----",
+    'quotes " and backslashes \\ and a tab\t', "verbatim non-ASCII: 交换 空闲 ü", "",
+    "a lone surrogate \ud800 as an agent may decode broken bytes",  # the json module's way, escaped
+])
+def test_raw_lines_round_trip_exactly(text: str) -> None:
+    """A raw chunk (what every parse and reparse reads back) holds each line's text and both times bit for bit."""
+    from perflab.ingest.pipeline import decode_lines, encode_lines
+
+    lines = [(1764000000.123456, -0.0, text), (5e-324, 1.7976931348623157e308, text + "x"), (0.1 + 0.2, 3.0, text)]
+    back = decode_lines(encode_lines(iter(lines)))
+    assert [t for _, _, t in back] == [t for _, _, t in lines]
+    assert _bits([x for w, m, _ in back for x in (w, m)]) == _bits([x for w, m, _ in lines for x in (w, m)])

@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any, cast
 
+from pydantic import TypeAdapter
 from sqlalchemy import Table, select, text
 from sqlalchemy.orm import Session
 
@@ -23,10 +24,20 @@ from perflab.runs.models import RawChunk, Series, Stream
 from perflab.series import codec
 from perflab.series import service as series_service
 
+_LINES = TypeAdapter(list[tuple[float, float, str]])
+
 
 def encode_lines(lines: Iterable[tuple[float, float, str]]) -> bytes:
     # Level 1: raw text is the bulk of what a run stores, but gzip -3 costs twice the time for ~10% less.
-    return gzip.compress(json.dumps(list(lines), separators=(",", ":")).encode(), compresslevel=1)
+    # pydantic-core writes the JSON 6x faster than the json module (a 30 s pidstat batch: 0.4 vs 2.6 ms,
+    # the serving process's largest cost per batch after FastAPI itself); json.loads reads either. Text it
+    # refuses (a lone surrogate) goes the json module's way, escaped.
+    rows = list(lines)
+    try:
+        data = _LINES.dump_json(rows)
+    except ValueError:
+        data = json.dumps(rows, separators=(",", ":")).encode()
+    return gzip.compress(data, compresslevel=1)
 
 
 def decode_lines(data: bytes) -> list[tuple[float, float, str]]:
