@@ -219,7 +219,23 @@ def _child(conn: Any, fn: Callable[..., Any], kwargs: dict[str, Any], niceness: 
     conn.close()
 
 
-def _in_child(fn: Callable[..., T], kwargs: dict[str, Any], niceness: int = NICENESS) -> T:
+def _fork_server_gone() -> bool:
+    """Whether the fork server was started and has died (killed, out of memory). Read from /proc, not
+    waited for: multiprocessing reaps it itself, and starts a new one, at the next start it sees it dead."""
+    from multiprocessing import forkserver
+
+    pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+    if not isinstance(pid, int):
+        return False
+    try:
+        import psutil  # type: ignore[import-untyped]
+
+        return bool(psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _in_child(fn: Callable[..., T], kwargs: dict[str, Any], niceness: int = NICENESS, *, again: bool = True) -> T:
     ctx = _mp_context()
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(send, fn, kwargs, niceness), daemon=True)
@@ -236,6 +252,11 @@ def _in_child(fn: Callable[..., T], kwargs: dict[str, Any], niceness: int = NICE
     except (EOFError, OSError) as exc:
         if started:
             proc.join(5)
+        elif again and _fork_server_gone():
+            # The fork server died just before (its SIGKILL not yet seen when this start asked for it):
+            # the next start launches a new one, and this parse never began.
+            recv.close()
+            return _in_child(fn, kwargs, niceness, again=False)
         how = f"exit code {proc.exitcode}" if started else f"as it started: {type(exc).__name__}"
         raise ParserDied(f"the parser process died ({how}; out of memory?)") from None
     finally:
