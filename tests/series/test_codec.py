@@ -139,3 +139,14 @@ def test_the_import_line_parse_previews_what_perflab_parse_prints(path: Any) -> 
     kept = LineParse(kind, text)
     assert kept.doc == expected
     assert len(kept.records) == len(kept.lines)
+
+
+@pytest.mark.parametrize("code", ["b", "h", "i", "l", "q"])
+def test_integer_arrays_encode_as_the_lists_of_their_values(code: str) -> None:
+    # An import's columns are arrays of the narrowest integer type: the same bytes as a list of ints.
+    from array import array
+
+    bound = 1 << (8 * array(code).itemsize - 1)
+    for values in ([], [0], [1, 2, 3, 2, 1], [-bound, bound - 1, 0] * 50, list(range(-100, 100)) * 3):
+        assert codec.encode_values(array(code, values)) == codec.encode_values(values)
+        assert codec.decode_values(codec.encode_values(array(code, values))) == [float(v) for v in values]
