@@ -174,12 +174,12 @@ class _Column:
         """A block of integers, in a column of integers so far (``extend`` when they are known to be)."""
         values = self.values
         if isinstance(values, array):
-            before = len(values)
             try:
-                values.extend(column)
+                # An array built from the list, then appended: half the time of extending by the list.
+                values.extend(array(values.typecode, column))
                 return
             except OverflowError:  # wider than the array: it holds every value so far, widened for these
-                del values[before:]
+                pass
             code = _int_code(min(column), max(column))
             if code is None:  # beyond 64 bits: kept as Python integers, as the records held them
                 self.values = values = list(values)
@@ -202,7 +202,7 @@ class _Shape:
     def extend(self, ks: Sequence[int], columns: Iterable[Sequence[Any]], ints: bool = False) -> None:
         """Rows at interval numbers ``ks``: a column of values per field. ``ints``: every value is an int."""
         before = len(self.ks)
-        self.ks.extend(ks)
+        self.ks.extend(array("q", ks))
         for col, values in zip(self.columns, columns, strict=True):
             if ints and col.mode == _INT:
                 col.ints(values)
