@@ -30,7 +30,6 @@ which.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ._common import JSON, LineParser, ParseError, is_elision, parse_lines, show, to_int
@@ -196,18 +195,21 @@ def _memory_unit_from_command(line: str) -> str | None:
     return None
 
 
-@dataclass
 class Rows:
     """Data rows of one header, as ``VmstatLineParser.feed_rows`` returns them: what ``feed()`` would
-    have returned for each, without a dict (or a list) per row; ``records()`` builds those."""
+    have returned for each, without a dict (or a list) per row; ``records()`` builds those. (A plain
+    class: a dataclass would import ``inspect`` into every ``perflab parse``.)"""
 
-    columns: list[str]  # the header in force (the parser's own list: not to be changed)
-    tz: str | None
-    since_boot: bool  # the first row is vmstat's first (averages since boot)
-    at: list[int] = field(default_factory=list)  # each row's index in the lines given
-    # every row's numbers, one after the other: len(columns) a row (column c of every row: values[c::width])
-    values: list[int] = field(default_factory=list)
-    stamps: list[str | None] = field(default_factory=list)  # each row's "timestamp"
+    __slots__ = ("at", "columns", "since_boot", "stamps", "tz", "values")
+
+    def __init__(self, columns: list[str], tz: str | None, since_boot: bool, values: list[int]) -> None:
+        self.columns = columns  # the header in force (the parser's own list: not to be changed)
+        self.tz = tz
+        self.since_boot = since_boot  # the first row is vmstat's first (averages since boot)
+        self.at: list[int] = []  # each row's index in the lines given
+        # every row's numbers, one after the other: len(columns) a row (column c of every row: values[c::width])
+        self.values = values
+        self.stamps: list[str | None] = []  # each row's "timestamp"
 
     def records(self) -> list[JSON]:
         """The rows as ``feed()`` returns them."""
