@@ -14,7 +14,7 @@ were 7 to 31 s (a ReDoS, a 260 MB tree). Profile uploads and imports are parsed 
 tree stored at upload. The server's memory counts its parser processes' (see Peak). Bodies are sent
 gzip-compressed, as an attacker would: a few hundred KB on the wire. Profiles run at 1, 8 and 64 MB;
 imports at 64 MB only for the nested config (refused early) and a vmstat log (stored at 1, 8 and 64 MB:
-the 64 MB import adds ~12-20 s), the others at 1 and 8 MB (a 64 MB paste of a line of dashes costs ~6x
+the 64 MB import took 22 s on 2 shared cores under load 3), the others at 1 and 8 MB (a 64 MB paste of a line of dashes costs ~6x
 in the JSON import route, 10 s: measured, not worth CI minutes).
 """
 
