@@ -124,9 +124,9 @@ def test_the_unrolled_point_buffer_yields_what_records_to_points_says(kind: str)
     VMSTAT, VMSTAT.parent / "pidstat.txt", *sorted((FIXTURES / "netqtop").glob("*.txt"))[:2],
     *sorted((FIXTURES / "vmstat").glob("*.txt"))[:4],
 ])
-def test_the_import_line_parse_previews_what_perflab_parse_prints(path: Any) -> None:
-    # Imports parse a streaming kind once, keeping each line's records; the preview must not change.
-    from perflab.ingest.pipeline import LineParse
+def test_the_import_read_previews_what_perflab_parse_prints(path: Any) -> None:
+    # Imports read a streaming kind once, into columns; the preview must not change.
+    from perflab.imports.streaming import StreamRead
 
     kind = "netqtop" if "netqtop" in str(path) else "pidstat" if "pidstat" in path.name else "vmstat"
     text = path.read_text()
@@ -134,11 +134,25 @@ def test_the_import_line_parse_previews_what_perflab_parse_prints(path: Any) -> 
         expected = parsers.parse(kind, text)
     except parsers.ParseError:
         with pytest.raises(parsers.ParseError):
-            LineParse(kind, text)
+            StreamRead(kind, text)
         return
-    kept = LineParse(kind, text)
-    assert kept.doc == expected
-    assert len(kept.records) == len(kept.lines)
+    for keep in (True, False):
+        read = StreamRead(kind, text, keep=keep)
+        records = "intervals" if kind == "netqtop" else "samples"
+        assert read.doc == {**expected, records: []}
+        assert read.records == len(expected[records])
+        assert read.lines == len(text.splitlines())
+
+
+@pytest.mark.parametrize("code", ["b", "h", "i", "l", "q"])
+def test_integer_arrays_encode_as_the_lists_of_their_values(code: str) -> None:
+    # An import's columns are arrays of the narrowest integer type: the same bytes as a list of ints.
+    from array import array
+
+    bound = 1 << (8 * array(code).itemsize - 1)
+    for values in ([], [0], [1, 2, 3, 2, 1], [-bound, bound - 1, 0] * 50, list(range(-100, 100)) * 3):
+        assert codec.encode_values(array(code, values)) == codec.encode_values(values)
+        assert codec.decode_values(codec.encode_values(array(code, values))) == [float(v) for v in values]
 
 
 @pytest.mark.parametrize("text", [

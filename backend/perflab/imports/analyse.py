@@ -19,6 +19,7 @@ from typing import Any
 from perflab import parsers
 from perflab.errors import BadInput, PayloadTooLarge, Unprocessable
 from perflab.imports.schemas import ImportFile
+from perflab.imports.streaming import StreamRead
 from perflab.ingest import pipeline
 from perflab.parsers import host_facts
 from perflab.parsers.split import one_output, split
@@ -48,7 +49,9 @@ UPSTREAMINFO = (
 FORMAT_FIT = 0.9
 SAMPLE_LINES = 50
 
-Analysed = tuple[str, dict[str, Any] | None, dict[str, Any], pipeline.LineParse | None]
+# (text, parsed JSON or None, preview, the read of a streaming kind's output). A streaming kind's JSON is
+# its document without the records (StreamRead.doc): its samples are in the read's columns.
+Analysed = tuple[str, dict[str, Any] | None, dict[str, Any], StreamRead | None]
 
 
 def decode_bytes(file: ImportFile) -> bytes:
@@ -71,10 +74,42 @@ def decode_bytes(file: ImportFile) -> bytes:
 
 
 def decode(file: ImportFile) -> str:
+    text = as_given(file)
+    if text is not None:
+        return text
     raw = decode_bytes(file)
     if b"\0" in raw[:65536]:
         raise BadInput(f"{file.name}: this is binary data, not the text output of a tool")
     return raw.decode("utf-8", "replace")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def as_given(file: ImportFile) -> str | None:
+    """The content itself when decoding it (decode_bytes, then UTF-8) would give it back unchanged: text that
+    is neither gzip nor holds a NUL where decode_bytes looks, nor lone surrogates. That round trip copied a
+    64 MB paste twice (its bytes, then its text). None: decode it."""
+    content = file.content
+    if file.encoding != "text" or content[:1] == "\x1f" or "\0" in content[:65536]:
+        return None
+    if content.isascii() or _SURROGATE.search(content) is None:
+        return content
+    return None
+
+
+_BREAKS = ("\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e")
+_WIDE_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
+def count_lines(text: str) -> int:
+    """``len(text.splitlines())``, counted in C scans instead of a list of every line."""
+    if not text:
+        return 0
+    n = sum(map(text.count, _BREAKS)) - text.count("\r\n")
+    if not text.isascii():
+        n += sum(map(text.count, _WIDE_BREAKS))
+    return n + (text[-1] not in _BREAKS and text[-1] not in _WIDE_BREAKS)
 
 
 # -- nginx: configs and the log formats they name ------------------------------------------------------
@@ -174,17 +209,19 @@ def setsockopt_options(text: str) -> dict[str, dict[str, int]]:
 # -- one file -------------------------------------------------------------------------------------------
 
 
-def _preview_values(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+def _preview_values(kind: str, data: dict[str, Any], records: int | None = None) -> dict[str, Any]:
+    """``records``: how many samples a streaming kind's output holds (its read keeps them as columns)."""
     if kind in parsers.LOAD_KINDS:
         return {k: data.get(k) for k in ("requests_per_sec", "requests", "non_2xx_3xx")} | {
             "latency_p99_ms": (data.get("latency_percentiles_ms") or {}).get("99"),
             "latency_avg_ms": (data.get("latency_ms") or {}).get("avg"),
         }
     if kind == "vmstat":
-        samples = data.get("samples") or []
-        return {"samples": len(samples), "columns": data.get("columns")}
+        samples = len(data.get("samples") or []) if records is None else records
+        return {"samples": samples, "columns": data.get("columns")}
     if kind == "pidstat":
-        return {"samples": len(data.get("samples") or []), "averages": len(data.get("averages") or [])}
+        samples = len(data.get("samples") or []) if records is None else records
+        return {"samples": samples, "averages": len(data.get("averages") or [])}
     if kind == "strace-c":
         top = sorted(data.get("syscalls") or [], key=lambda s: -(s.get("seconds") or 0))[:3]
         return {"syscalls": len(data.get("syscalls") or []), "top": [s.get("syscall") for s in top],
@@ -196,9 +233,10 @@ def _preview_values(kind: str, data: dict[str, Any]) -> dict[str, Any]:
     return {"keys": sorted(data)[:10]}
 
 
-def _ok(file: ImportFile, kind: str, data: dict[str, Any], role: str | None = None) -> dict[str, Any]:
+def _ok(file: ImportFile, kind: str, data: dict[str, Any], role: str | None = None,
+        records: int | None = None) -> dict[str, Any]:
     return {"name": file.name, "kind": kind, "ok": True, "role": role or file.role or DEFAULT_ROLES.get(kind, "target"),
-            "warnings": list(data.get("warnings", [])), "preview": _preview_values(kind, data)}
+            "warnings": list(data.get("warnings", [])), "preview": _preview_values(kind, data, records)}
 
 
 def kept(file: ImportFile, note: str, *, kind: str | None = None, error: str | None = None) -> dict[str, Any]:
@@ -238,9 +276,11 @@ def _facts_part(file: ImportFile, text: str, doc: dict[str, Any], name: str) -> 
     return text, data, _ok(file, FACTS_KIND, data), None
 
 
-def _parse_part(file: ImportFile, kind: str, text: str, offset: int, nginx: NginxFormats, name: str) -> Analysed:
-    """(text, parsed JSON or None, preview, the line parse of a streaming kind) of one tool's output; what no
-    parser reads, or a parser refuses, is kept as an attachment with the reason."""
+def _parse_part(file: ImportFile, kind: str, text: str, offset: int, nginx: NginxFormats, name: str,
+                keep: bool = True) -> Analysed:
+    """(text, parsed JSON or None, preview, the read of a streaming kind) of one tool's output; what no
+    parser reads, or a parser refuses, is kept as an attachment with the reason. ``keep``: a streaming kind's
+    samples are kept to be stored (a preview needs only their count)."""
     detected = parsers.detect(text) if kind == "auto" else kind
     if kind == "auto" and detected in (None, "nginx-access"):
         access = parse_access_log(text, name, nginx)
@@ -258,12 +298,12 @@ def _parse_part(file: ImportFile, kind: str, text: str, offset: int, nginx: Ngin
             return text, None, kept(file, f"not read as {FACTS_KIND}: {error}; kept as an attachment of the run",
                                     kind=FACTS_KIND, error=error), None
         return _facts_part(file, text, doc, name)
-    line_parse = None
+    read = None
     try:
         if detected in pipeline.STREAMING:
-            # Parsed line by line once; the import reuses the lines' records instead of parsing again.
-            line_parse = pipeline.LineParse(str(detected), text)
-            data = line_parse.doc
+            # Parsed once, a block of lines at a time, into the columns the import stores.
+            read = StreamRead(str(detected), text, keep=keep)
+            data = read.doc
         else:
             data = parsers.parse(str(detected), text)
             if detected == "strace" and "setsockopt" in text:
@@ -275,7 +315,7 @@ def _parse_part(file: ImportFile, kind: str, text: str, offset: int, nginx: Ngin
                     error=error)
         info["role"] = file.role or DEFAULT_ROLES.get(detected or "", "target")
         return text, None, info, None
-    return text, data, _ok(file, str(detected), data), line_parse
+    return text, data, _ok(file, str(detected), data, records=read.records if read else None), read
 
 
 def _config(file: ImportFile, text: str, directives: dict[tuple[str, str], str] | None = None) -> Analysed:
@@ -295,7 +335,7 @@ def _config(file: ImportFile, text: str, directives: dict[tuple[str, str], str] 
     data: dict[str, Any] = {"format": "nginx" if nginx else "key-value", "directives": count, "warnings": []}
     if len(text) <= MAX_SNAPSHOT_CHARS:  # a larger snapshot is never read as text by a comparison
         data["parsed"] = configs.parsed_form(text, kind=CONFIG_KIND, nginx=directives, key_value=pairs)
-    total = len(text.splitlines())
+    total = count_lines(text)
     return text, data, {"name": file.name, "kind": CONFIG_KIND, "ok": True, "role": file.role or "target",
                         "warnings": [], "preview": {"format": data["format"], "directives": count},
                         "start_line": 1 if total else None, "end_line": total or None}, None
@@ -311,24 +351,28 @@ def _part_name(file: ImportFile, part: dict[str, Any]) -> str:
     return file.name
 
 
-def analyse(file: ImportFile, nginx: NginxFormats | None = None) -> tuple[str | bytes | None, list[Analysed]]:
-    """The file's content and one (text, parsed JSON or None, preview, line parse) per tool output it holds:
+def analyse(file: ImportFile, nginx: NginxFormats | None = None,
+            keep: bool = True) -> tuple[str | bytes | None, list[Analysed]]:
+    """The file's content and one (text, parsed JSON or None, preview, streaming read) per tool output it holds:
     a paste of wrk's summary followed by a strace -c table is two parts; lines no parser knows are a part too,
     kept as an attachment. Content is text, or bytes when the file is binary (kept as it is), or None when it
-    could not even be decoded."""
+    could not even be decoded. ``keep``: keep what is to be stored (not for a preview)."""
     nginx = nginx or NginxFormats()
     kind = file.kind
     if kind != "auto" and kind != CONFIG_KIND and kind not in parsers.KINDS:
         raise BadInput(f"{file.name}: unknown kind {kind!r}; use one of {', '.join(parsers.KINDS)},"
                        f" {CONFIG_KIND} or auto")
-    try:
-        raw = decode_bytes(file)
-    except BadInput as exc:
-        return None, [(file.content, None, kept(file, str(exc), error=str(exc)) | {"attachment": False}, None)]
-    if b"\0" in raw[:65536]:
-        problem = "binary data, not the text output of a tool"
-        return raw, [("", None, kept(file, f"{problem}: kept as an attachment of the run", error=problem), None)]
-    text = raw.decode("utf-8", "replace")
+    text = as_given(file)
+    if text is None:
+        try:
+            raw = decode_bytes(file)
+        except BadInput as exc:
+            return None, [(file.content, None, kept(file, str(exc), error=str(exc)) | {"attachment": False}, None)]
+        if b"\0" in raw[:65536]:
+            problem = "binary data, not the text output of a tool"
+            return raw, [("", None, kept(file, f"{problem}: kept as an attachment of the run", error=problem), None)]
+        text = raw.decode("utf-8", "replace")
+        del raw
     directives = None
     if kind == "auto" and _BLOCK.search(text[:1 << 20]):
         # A config's nesting is checked before the split, which holds a string per line: a 64 MB paste of
@@ -340,18 +384,18 @@ def analyse(file: ImportFile, nginx: NginxFormats | None = None) -> tuple[str | 
     if kind == CONFIG_KIND or (kind == "auto" and _is_config(text, parts)):
         return text, [_config(file, text, directives)]
     if len(parts) <= 1:
-        one = _parse_part(file, kind, text, 0, nginx, file.name)
-        total = len(text.splitlines())
+        one = _parse_part(file, kind, text, 0, nginx, file.name, keep)
+        total = count_lines(text)
         one[2].update(start_line=1 if total else None, end_line=total or None)
-        if not text.strip():
+        if not text or text.isspace():
             one[2].update(ok=False, error="the file is empty", attachment=False, note="the file is empty")
         return text, [one]
     out: list[Analysed] = []
     for part in parts:
         if part["kind"] in UNKNOWN_KINDS:
-            out.append(_unknown_part(file, part, nginx))
+            out.append(_unknown_part(file, part, nginx, keep))
         else:
-            out.append(_parse_part(file, part["kind"], part["text"], part["start_line"] - 1, nginx, file.name))
+            out.append(_parse_part(file, part["kind"], part["text"], part["start_line"] - 1, nginx, file.name, keep))
         if part.get("interval_s"):
             # `vmstat 5`: the rows are 5 s apart, which the table itself does not say
             out[-1][2]["interval_s"] = part["interval_s"]
@@ -362,7 +406,7 @@ def analyse(file: ImportFile, nginx: NginxFormats | None = None) -> tuple[str | 
     return text, out
 
 
-def _unknown_part(file: ImportFile, part: dict[str, Any], nginx: NginxFormats) -> Analysed:
+def _unknown_part(file: ImportFile, part: dict[str, Any], nginx: NginxFormats, keep: bool = True) -> Analysed:
     """A part no parser is named for: a config a transcript `cat`s (nginx.conf), else whatever the detectors
     and the host-facts reader make of it, else an attachment whose note says which command printed it."""
     text = part["text"]
@@ -373,7 +417,7 @@ def _unknown_part(file: ImportFile, part: dict[str, Any], nginx: NginxFormats) -
             name = _part_name(file, part)
             found[2].update(name=file.name, config_name=os.path.basename(name) or file.name)
             return found[0], found[1], found[2], None
-    out = _parse_part(file, "auto", text, part["start_line"] - 1, nginx, _part_name(file, part))
+    out = _parse_part(file, "auto", text, part["start_line"] - 1, nginx, _part_name(file, part), keep)
     info = out[2]
     if info.get("attachment") and part.get("command") is not None:
         # The note names the command whose output was kept; the split's "not imported" would contradict it. A
@@ -417,19 +461,20 @@ def _is_config(text: str, parts: list[dict[str, Any]]) -> bool:
     return "{" in text and parsers.detect(text) is None and configs.looks_like_nginx(text)
 
 
-def analyse_all(files: list[ImportFile]) -> list[tuple[str | bytes | None, list[Analysed]]]:
-    """Every file, read with what the others say (the log formats of an nginx.conf beside an access log)."""
+def analyse_all(files: list[ImportFile], keep: bool = True) -> list[tuple[str | bytes | None, list[Analysed]]]:
+    """Every file, read with what the others say (the log formats of an nginx.conf beside an access log).
+    ``keep``: keep what is to be stored (an import), not only what the preview shows."""
     nginx = NginxFormats()
     for f in files:
         readable = f.kind in ("auto", CONFIG_KIND) and f.encoding == "text"
         if readable and ("log_format" in f.content or "access_log" in f.content) and (
                 f.kind == CONFIG_KIND or _BLOCK.search(f.content[:1 << 20])):
             nginx.add(f.content)
-    return [analyse(f, nginx) for f in files]
+    return [analyse(f, nginx, keep) for f in files]
 
 
 def preview(files: list[ImportFile]) -> list[dict[str, Any]]:
-    return [a[2] for _, parts in analyse_all(files) for a in parts]
+    return [a[2] for _, parts in analyse_all(files, keep=False) for a in parts]
 
 
 def imported(info: dict[str, Any]) -> bool:

@@ -3,18 +3,16 @@
 Raw text is stored first, once: as the raw chunk of the stream it feeds when a file is one tool's
 output, else as an artifact of the file as given. It goes through the same stream pipeline the agents
 use, so an imported vmstat table becomes the same series a streamed one would, and a parser fix can
-re-parse it (`perflab reparse RUN`). A streaming kind's text is parsed once, for the preview, the lines'
-times and the samples.
+re-parse it (`perflab reparse RUN`). A streaming kind's text is parsed once, a block of lines at a time,
+for the preview, the lines' times and the samples (imports/streaming.py).
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 import uuid
 from collections import Counter
 from datetime import UTC, datetime, timedelta
-from itertools import accumulate, repeat
 from typing import Any
 
 from sqlalchemy import select
@@ -28,6 +26,7 @@ from perflab.errors import BadInput
 from perflab.experiments import service as experiments_service
 from perflab.imports.analyse import CONFIG_KIND, FACTS_KIND, Analysed, analyse_all, decode, imported, preview
 from perflab.imports.schemas import ImportFile
+from perflab.imports.streaming import Stamps, StreamRead
 from perflab.ingest import pipeline
 from perflab.parsers import host_facts
 from perflab.projects.models import Project
@@ -38,58 +37,19 @@ IMPORT_AGENT = "import"
 __all__ = ["CONFIG_KIND", "content_hash", "data_times", "decode", "import_run", "preview", "run_window"]
 
 
+# Characters of a file hashed at a time: its UTF-8 bytes are never made whole (a 64 MB paste's were).
+HASH_CHARS = 1 << 20
+
+
 def content_hash(files: list[ImportFile], experiment: str) -> str:
     h = hashlib.sha256(experiment.encode())
     for f in sorted(files, key=lambda f: (f.name, f.content)):
-        h.update(b"\0" + f.kind.encode() + b"\0" + (f.role or "").encode() + b"\0" + f.content.encode())
+        h.update(b"\0" + f.kind.encode() + b"\0" + (f.role or "").encode() + b"\0")
+        content = f.content
+        for at in range(0, len(content), HASH_CHARS):
+            # UTF-8 of a string is that of its pieces, one after the other (a lone surrogate fails either way).
+            h.update(content[at:at + HASH_CHARS].encode())
     return h.hexdigest()
-
-
-def _timestamps(kind: str, kept: pipeline.LineParse, base: float, parsed: pipeline.Parsed,
-                step: float = 1.0) -> list[float]:
-    """Seconds for each line: one ``step`` (the interval a transcript's `vmstat 5` names, else 1 s) per
-    sampling interval, so imported tables chart like streamed ones.
-
-    Each line's records (from the one parse of the text) go into `parsed`, stored as the stream's samples."""
-    add = parsed.buf.add
-    if kind != "pidstat":
-        # vmstat rows and netqtop intervals are one interval each: a line's is the count of records so far,
-        # counted in C (a 10 MB vmstat log has 94,000 lines).
-        out = [base + (n - 1 if n else 0) * step for n in accumulate(map(len, kept.records))]
-        for records, t in zip(kept.records, out, strict=True):
-            if records:
-                add(records, round(t * 1e6))
-        return out
-    # pidstat prints one line per process per interval: those share the interval's second.
-    out = []
-    k = -1
-    last_key: Any = object()
-    for records in kept.records:
-        for rec in records:
-            key = rec.get("time") or rec.get("timestamp")
-            if key is None or key != last_key:
-                k += 1
-                last_key = key
-        out.append(base + max(k, 0) * step)
-        if records:
-            add(records, round(out[-1] * 1e6))
-    return out
-
-
-def _when(value: Any) -> tuple[datetime | None, bool]:
-    """(the moment an output printed, whether its time zone had to be assumed)."""
-    if not isinstance(value, str):
-        return None, False
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None, False
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC), True
-    return moment, False
-
-
-_OFFSET = re.compile(r"[+-]\d\d:\d\d")
 
 
 def data_times(kind: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -101,17 +61,9 @@ def data_times(kind: str, data: dict[str, Any]) -> dict[str, Any]:
     elif kind == "netqtop":
         stamps = [i.get("time") for i in data.get("intervals") or []]
     duration = data.get("duration_s") if kind in parsers.LOAD_KINDS else None
-    first = next(((v, m) for v, m in zip(stamps, map(_when, stamps), strict=True) if m[0] is not None), None)
-    if first is None:
-        return {"start": None, "end": None, "naive": False, "duration_s": duration}
-    last = next(m for m in map(_when, reversed(stamps)) if m[0] is not None)
-    # A 100,000-line log has as many stamps: those ending in the first one's "+HH:MM" are aware without
-    # parsing each (no naive ISO time ends so; a stamp that does not parse counts for nothing).
-    tail = first[0][-6:]
-    offset = tail if _OFFSET.fullmatch(tail) else None
-    naive = first[1][1] or any(_when(v)[1] for v in stamps
-                               if not (offset and isinstance(v, str) and v.endswith(offset)))
-    return {"start": first[1][0], "end": last[0], "naive": naive, "duration_s": duration}
+    found = Stamps()
+    found.add(stamps)
+    return found.times(duration)
 
 
 def run_window(times: list[dict[str, Any]], now: datetime) -> tuple[datetime, datetime, list[str]]:
@@ -138,29 +90,35 @@ def run_window(times: list[dict[str, Any]], now: datetime) -> tuple[datetime, da
 
 
 def _add_stream(session: Session, *, run: Run, name: str, source: str, role: str, text: str,
-                kept: pipeline.LineParse | None, start: datetime | None = None, step: float = 1.0) -> Stream:
+                kept: StreamRead | None, start: datetime | None = None, step: float = 1.0) -> Stream:
     stream = Stream(run_id=run.id, agent_id=IMPORT_AGENT, role=role, source=source, name=name, lines=0, samples=0,
                     dropped=0, max_seq=1, chunks=1, parsed_seq=0, closed_seq=1, state="closed", parser_state={})
     session.add(stream)
     session.flush()
-    lines = kept.lines if kept is not None else text.splitlines()
     # Each table starts when it says it started: pidstat begun a second after vmstat charts so.
     base = (start or run.started_at or datetime.now(UTC)).timestamp()
-    parsed = pipeline.Parsed(stream, {"parser": kept.state}) if kept is not None else None
-    times = _timestamps(source, kept, base, parsed, step) if kept is not None and parsed is not None else [base] * len(lines)
-    session.add(RawChunk(run_id=run.id, stream_id=stream.id, seq=1, received_at=datetime.now(UTC),
-                         line_count=len(lines),
-                         data_gz=pipeline.encode_lines(zip(times, repeat(0.0), lines, strict=False))))
-    stream.lines = len(lines)
-    session.flush()
-    if parsed is not None:
-        pipeline.store_parsed(session, stream, parsed, last_seq=1, last_wall=times[-1] if times else None,
-                              live=False)
-        # Everything the stream holds is in hand: its statistics need not read it back.
-        pipeline.finish_stream(session, stream, run, known=parsed.buf.stored)
-    else:
+    if kept is None:
+        lines = text.splitlines()
+        session.add(RawChunk(run_id=run.id, stream_id=stream.id, seq=1, received_at=datetime.now(UTC),
+                             line_count=len(lines), data_gz=pipeline.encode_lines((base, 0.0, ln) for ln in lines)))
+        stream.lines = len(lines)
+        session.flush()
         pipeline.parse_pending(session, stream)
         pipeline.finish_stream(session, stream, run)
+        stream.closed_at = datetime.now(UTC)
+        return stream
+    # The one read of the text (imports/streaming.py): the raw chunk is written from the text again, each
+    # line with its interval's time; the samples are the read's columns.
+    data_gz, last_wall, points = kept.store(text, base, step)
+    session.add(RawChunk(run_id=run.id, stream_id=stream.id, seq=1, received_at=datetime.now(UTC),
+                         line_count=kept.lines, data_gz=data_gz))
+    stream.lines = kept.lines
+    session.flush()
+    parsed = pipeline.Parsed(stream, {"parser": kept.state})
+    parsed.buf = points
+    pipeline.store_parsed(session, stream, parsed, last_seq=1, last_wall=last_wall, live=False)
+    # Everything the stream holds is in hand: its statistics need not read it back.
+    pipeline.finish_stream(session, stream, run, known=parsed.buf.stored)
     stream.closed_at = datetime.now(UTC)
     return stream
 
@@ -223,7 +181,8 @@ def import_run(
             for i in infos)
         raise BadInput(f"nothing was imported: {names}")
     exp = experiments_service.get_or_create(session, project=project, name=experiment, hypothesis=hypothesis)
-    times = {id(a): data_times(a[2]["kind"], a[1]) for _, parts in analysed for a in parts if a[1] is not None}
+    times = {id(a): a[3].times() if a[3] is not None else data_times(a[2]["kind"], a[1])
+             for _, parts in analysed for a in parts if a[1] is not None}
     started, ended, time_notes = run_window(list(times.values()), datetime.now(UTC))
     run = Run(id=uuid.uuid4(), project_id=project.id, experiment_id=exp.id, label=label, status="complete",
               source="import", started_at=started, ended_at=ended, content_hash=digest, expected_roles=[],

@@ -1,5 +1,6 @@
 """Parsed samples on their way to storage: which tools stream, series keys, and the per-series columns a
-batch's records become (PointBuffer), with the line parser that produced them (Parsed, LineParse).
+batch's records become (PointBuffer), with the line parser that produced them (Parsed). An import reads its
+text into columns itself (imports/streaming.py).
 
 Pure: nothing here reads or writes the database (ingest/store.py does).
 """
@@ -7,14 +8,12 @@ Pure: nothing here reads or writes the database (ingest/store.py does).
 from __future__ import annotations
 
 import functools
-import json
 import math
 from collections.abc import Iterator
 from operator import itemgetter
 from typing import Any
 
 from perflab import parsers
-from perflab.parsers._common import check_text, split_lines
 from perflab.runs.models import Stream
 
 # Sources parsed line by line as they stream, and the parser kind for each.
@@ -83,7 +82,7 @@ def records_to_points(
 
 class Parsed:
     """A streaming stream's line parser (resumed from its saved state), the samples it produced and its
-    warnings. An import uses one directly: it parses its text once, to time the lines and to store them."""
+    warnings. An import stores its read's samples through one (imports/streaming.py)."""
 
     def __init__(self, stream: Stream, state: dict[str, Any] | None = None) -> None:
         kind = STREAMING[stream.source]
@@ -100,23 +99,6 @@ class Parsed:
             if len(self.warnings) < 50:
                 self.warnings.append(f"chunk {seq}: {exc}")
             return []
-
-
-class LineParse:
-    """A whole text parsed by a streaming kind's line parser, each line's records kept: an import parses
-    its text once, for the preview (`doc`, what parsers.parse returns), the lines' times and the samples.
-    A ParseError propagates, as from parsers.parse."""
-
-    def __init__(self, kind: str, text: str) -> None:
-        check_text(text)
-        parser = parsers.line_parser(kind)
-        self.lines = split_lines(text)
-        feed = parser.feed
-        self.records: list[list[dict[str, Any]]] = [feed(line) for line in self.lines]
-        # What parse_pending would have saved: the state before finish(), which flush_parser calls later.
-        self.state: dict[str, Any] = json.loads(json.dumps(parser.state()))
-        tail = parser.finish()
-        self.doc = parser.result([r for recs in self.records for r in recs] + tail)
 
 
 class PointBuffer:

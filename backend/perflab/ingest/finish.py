@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import math
+from array import array
+from collections import Counter
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from itertools import repeat
 from operator import mul, sub
@@ -175,7 +178,7 @@ def headline_from_wrk(data: dict[str, Any]) -> dict[str, Any]:
 TRIM_FRACTION = 0.1
 
 
-def steady_stats(values: list[float]) -> dict[str, Any] | None:
+def steady_stats(values: Sequence[float]) -> dict[str, Any] | None:
     """Statistics of a time-ordered series without its first and last TRIM_FRACTION (5+ samples)."""
     n = len(values)
     if not n:
@@ -184,6 +187,10 @@ def steady_stats(values: list[float]) -> dict[str, Any] | None:
         cut = max(1, math.floor(n * TRIM_FRACTION))
         values = values[cut:n - cut]
         n = len(values)
+    if isinstance(values, array) and values.typecode in _INTEGER_CODES:
+        counted = _counted_stats(values)
+        if counted is not None:
+            return counted
     mean = math.fsum(values) / n
     dev = list(map(sub, values, repeat(mean)))
     stdev = math.sqrt(math.fsum(map(mul, dev, dev)) / (n - 1)) if n > 1 else None
@@ -191,6 +198,48 @@ def steady_stats(values: list[float]) -> dict[str, Any] | None:
     mid = n // 2
     median = ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
     return {"mean": mean, "min": ordered[0], "max": ordered[-1], "stdev": stdev, "n": n, "median": median,
+            "trim_fraction": TRIM_FRACTION}
+
+
+_INTEGER_CODES = frozenset("bhilqBHILQ")
+# Integers up to this are exact as doubles: fsum of them is their exact sum, rounded once.
+_EXACT = 1 << 53
+
+
+def _counted_stats(values: array[int]) -> dict[str, Any] | None:
+    """steady_stats of integers that repeat (an import's vmstat columns: run queue, %CPU, memory sizes), bit
+    for bit, from how often each value occurs: each (value - mean) ** 2 is rounded as steady_stats rounds it,
+    then they are summed exactly and rounded once, as fsum does; the median and extremes are read from the
+    sorted distinct values. A 94,000-sample series: a C count and a few hundred operations, where sorting it
+    and two passes of float objects cost ~20 ms. None when most values are distinct (or beyond 2**53)."""
+    n = len(values)
+    if n < 64 or len(set(values[:1024])) > 256:
+        return None
+    counts = Counter(values)
+    if len(counts) > n // 4:
+        return None
+    keys = sorted(counts)
+    if keys[0] < -_EXACT or keys[-1] > _EXACT:
+        return None
+    mean = float(sum(k * c for k, c in counts.items())) / n  # int -> float rounds once, as fsum
+    stdev = None
+    if n > 1:
+        terms = [(c, *((k - mean) * (k - mean)).as_integer_ratio()) for k, c in counts.items()]
+        scale = max(q for _, _, q in terms)  # powers of two: one denominator for every term
+        total = sum(c * p * (scale // q) for c, p, q in terms)
+        stdev = math.sqrt((total / scale) / (n - 1))  # int / int rounds once, as fsum
+    mid = n // 2
+    seen = 0
+    below: int | None = None  # ordered[mid - 1]
+    median: float = 0
+    for k in keys:
+        seen += counts[k]
+        if below is None and seen >= mid:
+            below = k
+        if seen > mid:
+            median = k if n % 2 else (below + k) / 2  # type: ignore[operator]
+            break
+    return {"mean": mean, "min": keys[0], "max": keys[-1], "stdev": stdev, "n": n, "median": median,
             "trim_fraction": TRIM_FRACTION}
 
 

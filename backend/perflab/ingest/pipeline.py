@@ -14,7 +14,6 @@ from perflab.ingest.buffer import (
     NOT_METRICS,
     ONE_SHOT,
     STREAMING,
-    LineParse,
     Parsed,
     PointBuffer,
     _units,
@@ -34,6 +33,7 @@ from perflab.ingest.finish import (
 )
 from perflab.ingest.store import (
     SERIES_TABLE,
+    LinesWriter,
     SeriesCache,
     decode_lines,
     encode_lines,
@@ -45,7 +45,7 @@ from perflab.ingest.store import (
 )
 
 __all__ = [
-    "LOAD_SUMMARY", "NOT_METRICS", "ONE_SHOT", "SERIES_TABLE", "STREAMING", "TRIM_FRACTION", "LineParse", "Parsed",
+    "LOAD_SUMMARY", "NOT_METRICS", "ONE_SHOT", "SERIES_TABLE", "STREAMING", "TRIM_FRACTION", "LinesWriter", "Parsed",
     "PointBuffer", "SeriesCache", "_units", "averages_from_rows", "compact_stream", "decode_lines", "encode_lines",
     "finish_stream", "flush_parser", "headline_from_wrk", "parse_pending", "records_to_points",
     "refresh_series_stats", "reparse_stream", "series_key", "steady_stats", "store_parsed", "store_points",

@@ -97,9 +97,18 @@ def _deltas(ints: Sequence[int]) -> list[int]:
     return [ints[0], *map(sub, ints[1:], ints[:-1])]
 
 
-def _scaled(values: Sequence[float]) -> tuple[int, list[int]] | None:
+# Arrays of these typecodes hold integers: an import's columns (imports/streaming.py) are such arrays.
+_INTEGER_CODES = frozenset("bhilqBHILQ")
+
+
+def _scaled(values: Sequence[float]) -> tuple[int, Sequence[int]] | None:
     """(d, values * 10**d as integers) for the smallest d that gives every value back bit for bit
     (so -0.0, inf and nan never pass), or None."""
+    if isinstance(values, array) and values.typecode in _INTEGER_CODES:
+        # Integers by construction: as below, without looking at each value's type or copying them.
+        if values and not (-_LIMIT < min(values) and max(values) < _LIMIT):
+            return None
+        return 0, cast(Sequence[int], values)
     if set(map(type, values)) == {int}:
         # Integers (the counts PointBuffer.flush hands over as they were parsed) are scale 0 as they are:
         # no round trip through doubles. Decoded, they are the doubles float() gives them, as before.
