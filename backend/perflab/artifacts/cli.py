@@ -16,7 +16,9 @@ from typing import Any
 from perflab.artifacts.storage import ArtifactMissing, Storage, local_storage, s3_storage
 
 
-def migrate(*, to: str, out: Any = sys.stdout) -> dict[str, int]:
+def migrate(*, to: str, out: Any = None) -> dict[str, int]:
+    # Looked up now, not when the module was imported: that stream may be closed since (pytest swaps it).
+    out = out if out is not None else sys.stdout
     from sqlalchemy import select
 
     from perflab.artifacts.models import Artifact
