@@ -228,8 +228,9 @@ def still_read(db: Session, pairs: Iterable[tuple[Caller, int]]) -> set[tuple[Ca
     sessions = {ident for (kind, ident), _ in pairs if kind == "session"}
     token_project: dict[int, int] = {}
     if tokens:
-        token_project = dict(db.execute(select(AgentToken.id, AgentToken.project_id).where(
-            AgentToken.id.in_(tokens), AgentToken.revoked_at.is_(None))).tuples().all())
+        token_project = {token_id: project_id for token_id, project_id in db.execute(
+            select(AgentToken.id, AgentToken.project_id).where(
+                AgentToken.id.in_(tokens), AgentToken.revoked_at.is_(None))).all()}
     admins: set[int] = set()
     reads: set[tuple[int, int]] = set()  # (session id, project id)
     if sessions:
@@ -238,7 +239,7 @@ def still_read(db: Session, pairs: Iterable[tuple[Caller, int]]) -> set[tuple[Ca
             .join(User, User.id == UserSession.user_id)
             .outerjoin(ProjectMember, ProjectMember.user_id == User.id)
             .where(UserSession.id.in_(sessions), UserSession.expires_at > datetime.now(UTC), User.is_active)
-        ).tuples().all()
+        ).all()
         for session_id, role, project_id in rows:
             if role == "admin":
                 admins.add(session_id)
