@@ -240,8 +240,7 @@ def run(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
 
             # Where in the period each agent sends: a seeded uniform draw, the same in every run.
             draw = random.Random(20261127)
-            phases = [draw.uniform(0, args.per_batch) if getattr(args, "phase", "aligned") == "spread" else 0.0
-                      for _ in runs]
+            phases = [draw.uniform(0, args.per_batch) if args.phase == "spread" else 0.0 for _ in runs]
 
             def agent(i: int, run_id: str) -> None:
                 # Agents alternate between the servers, as behind a round-robin load balancer.
@@ -349,7 +348,7 @@ def run(args: argparse.Namespace) -> dict:  # type: ignore[type-arg]
         "pidstat_processes": args.procs, "samples_stored": stored, "elapsed_s": round(elapsed, 3),
         "samples_per_s": round(ours), "copy_samples_per_s": round(copy_rate),
         "ratio_vs_copy": round(ours / copy_rate, 3), "target_ratio": 3,
-        "servers": args.servers, "paced": args.paced, "phase": getattr(args, "phase", "aligned") if args.paced else None,
+        "servers": args.servers, "paced": args.paced, "phase": args.phase if args.paced else None,
         "batch_answers": len(latencies),
         "parse_workers": workers_on,
         "parse_lag_p50_s": round(percentile(lags, 50), 3), "parse_lag_p99_s": round(percentile(lags, 99), 3),

@@ -96,9 +96,6 @@ def finish_stream(session: Session, stream: Stream, run: Run,
             session.add(Summary(run_id=run.id, stream_id=stream.id, role=stream.role, kind="pidstat-averages",
                                 data={"averages": averages, "computed_from": source}, warnings=[]))
     compact_stream(session, stream, every)
-    if LIVE_POINTS in (stream.parser_state or {}):
-        # The compaction counted every series' samples on its row: the live counts are done with.
-        stream.parser_state = {k: v for k, v in stream.parser_state.items() if k != LIVE_POINTS}
     refresh_series_stats(session, stream, run, known)
 
 
@@ -122,9 +119,13 @@ def compact_stream(session: Session, stream: Stream,
     if every is None:
         series_service.compact(session, run_id=stream.run_id, stream_id=stream.id,
                                series_ids=_series_ids(session, stream))
-        return
-    series_service.compact(session, run_id=stream.run_id, stream_id=stream.id, series_ids=[e[0] for e in every],
-                           points={(stream.run_id, sid): (t, v) for sid, t, v in every})
+    else:
+        series_service.compact(session, run_id=stream.run_id, stream_id=stream.id,
+                               series_ids=[e[0] for e in every],
+                               points={(stream.run_id, sid): (t, v) for sid, t, v in every})
+    if LIVE_POINTS in (stream.parser_state or {}):
+        # The compaction counted every series' samples on its row: the live counts are done with.
+        stream.parser_state = {k: v for k, v in stream.parser_state.items() if k != LIVE_POINTS}
 
 
 def _points_of(session: Session, run_id: Any, sids: list[int],

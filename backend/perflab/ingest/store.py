@@ -293,15 +293,9 @@ def store_points(session: Session, stream: Stream, buf: PointBuffer, *, live: bo
                                                  encoded_times=encoded[1]))
         series_service.write_chunks(session, rows)
     buf.stored = series
-    if counts and not live:
-        # One statement for every series of the batch (an executemany pays a round trip per series). The
-        # stream is locked by the caller, and these series are its own: no two requests update them at once.
-        session.execute(
-            text("UPDATE series SET points = series.points + u.n"
-                 " FROM unnest(CAST(:ids AS bigint[]), CAST(:ns AS bigint[])) AS u(id, n) WHERE series.id = u.id"),
-            # Array literals as text: psycopg inspects every element of a list parameter to pick its type.
-            {"ids": "{" + ",".join(map(str, counts)) + "}", "ns": "{" + ",".join(map(str, counts.values())) + "}"},
-        )
+    if not live:
+        # The stream is locked by the caller, and these series are its own: no two requests update them at once.
+        series_service.count_points(session, run_id=stream.run_id, counts=counts, add=True)
     return sum(counts.values())
 
 

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Integer, cast, exists, func, or_, select, text
+from sqlalchemy import bindparam, exists, func, or_, select, text
 from sqlalchemy.orm import Session
 
 from perflab.db import unit_of_work
@@ -77,6 +77,14 @@ def _pending() -> Any:
     return or_((Stream.parsed_seq < Stream.max_seq) & nxt, unfinished)
 
 
+# Built once: constructing a statement and its cache key per claim cost the parse process more than
+# PostgreSQL's answer (one try and one read per candidate, 80 candidates a pass under 40 live agents).
+_TRY_OWN = select(func.pg_try_advisory_xact_lock(CLAIM_LOCK, bindparam("key")))
+# Read after the lock: what the previous owner committed (its cursor) is what this one resumes from.
+_OWNED_WITH_WORK = (select(Stream).where(Stream.id == bindparam("id"), _pending())
+                    .execution_options(populate_existing=True))
+
+
 def advance(session: Session, stream: Stream, *, fresh: dict[int, list[Any]] | None = None,
             runs: dict[uuid.UUID, Run] | None = None) -> Run | None:
     """Parse a locked stream as far as its chunks are contiguous; finish it once its closing chunk is
@@ -108,52 +116,30 @@ def candidates(session: Session, *, run_id: uuid.UUID | None = None) -> list[int
     return list(session.scalars(q.order_by(Stream.id)))
 
 
-def _unfinished_or_behind(stream: Stream) -> bool:
-    """_pending, read off a stream row just locked (its next chunk was there when it became a candidate,
-    and chunks are never taken away)."""
-    return stream.parsed_seq < stream.max_seq or (
-        stream.closed_seq is not None and stream.closed_at is None and stream.parsed_seq >= stream.closed_seq)
-
-
 def claim(session: Session, *, run_id: uuid.UUID | None = None, skip: Iterable[int] = (),
           among: deque[int] | None = None) -> Stream | None:
     """Own one stream with work that no other worker owns, until this transaction ends; ``among``: the
-    pass's candidates, consumed in order, else they are looked up now.
+    pass's candidates (consumed in order), else they are looked up now.
 
     Ownership is a transaction-scoped advisory lock on (CLAIM_LOCK, stream id) taken with
     pg_try_advisory_xact_lock, PostgreSQL's SKIP LOCKED for a key rather than a row: a row lock
     (FOR UPDATE) would also make every ingest of that stream wait for the whole parse, since a batch
-    updates the stream's counters. The candidates are materialised first (the few with work, through
-    ix_stream_parse_pending), so locks are only tried on them, in id order, until one is free."""
-    if among is not None:
-        # Each candidate is tried once a pass: taken off the list whether this worker gets it, another
-        # owns it (it is parsing it now) or it has nothing left (another parsed it since the pass began).
-        skipped = set(skip)
-        while among:
-            stream_id = among.popleft()
-            if stream_id in skipped or not session.scalar(
-                    select(func.pg_try_advisory_xact_lock(CLAIM_LOCK, stream_id % INT4_KEYS))):
-                continue
-            stream = session.get(Stream, stream_id, populate_existing=True)
-            if stream is not None and _unfinished_or_behind(stream):
-                return stream
-        return None
-    q = select(Stream.id).where(_pending())
-    if run_id is not None:
-        q = q.where(Stream.run_id == run_id)
-    if skip:
-        q = q.where(Stream.id.not_in(list(skip)))
-    candidates = q.order_by(Stream.id).cte("candidates").prefix_with("MATERIALIZED")
-    # No ORDER BY out here: a sort would read (and lock) every candidate; the CTE hands them in id order.
-    # Two int4 keys (a key space apart from one-bigint keys): ids wrap past 2^31-1, a rare shared key
-    # only makes a worker skip a stream for one pass.
-    key = cast(candidates.c.id % INT4_KEYS, Integer)
-    owned = session.scalar(
-        select(candidates.c.id).where(func.pg_try_advisory_xact_lock(CLAIM_LOCK, key)).limit(1))
-    if owned is None:
-        return None
-    # Read after the lock: what the previous owner committed (its cursor) is what this one resumes from.
-    return session.get(Stream, owned, populate_existing=True)
+    updates the stream's counters. Locks are only tried on the candidates, in id order, until one is
+    free and still has work. Two int4 keys (a key space apart from one-bigint keys): ids wrap past
+    2^31-1, a rare shared key only makes a worker skip a stream for one pass."""
+    if among is None:
+        among = deque(candidates(session, run_id=run_id))
+    skipped = set(skip)
+    # Each candidate is tried once: taken off the list whether this worker gets it, another owns it (it is
+    # parsing it now) or it has nothing left (another parsed it since the candidates were read).
+    while among:
+        stream_id = among.popleft()
+        if stream_id in skipped or not session.scalar(_TRY_OWN, {"key": stream_id % INT4_KEYS}):
+            continue
+        stream = session.scalars(_OWNED_WITH_WORK, {"id": stream_id}).first()
+        if stream is not None:
+            return stream
+    return None
 
 
 def own(session: Session, *, stream_id: int) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -182,12 +182,23 @@ def compact(session: Session, *, run_id: uuid.UUID, stream_id: int, series_ids: 
     write_chunks(session, [chunk_row(run_id, sid, 0, t, v) for (_, sid), (t, v) in points.items() if t])
     # What each series holds now, merged (a sample sent twice counts once): live blocks never counted
     # themselves on the series rows (LIVE_POINTS).
-    session.execute(
-        text("UPDATE series SET points = u.n FROM unnest(CAST(:ids AS bigint[]), CAST(:ns AS bigint[])) AS u(id, n)"
-             " WHERE series.run_id = :run AND series.id = u.id"),
-        {"run": run_id, "ids": "{" + ",".join(str(sid) for (_, sid) in points) + "}",
-         "ns": "{" + ",".join(str(len(t)) for t, _ in points.values()) + "}"})
+    count_points(session, run_id=run_id, counts={sid: len(t) for (_, sid), (t, _) in points.items()}, add=False)
     return sum(1 for t, _ in points.values() if t)
+
+
+def count_points(session: Session, *, run_id: uuid.UUID, counts: Mapping[int, int], add: bool) -> None:
+    """Set each series' sample count (``series.points``), or with ``add`` raise it, in one statement for
+    all of them (an executemany pays a round trip per series)."""
+    if not counts:
+        return
+    value = "series.points + u.n" if add else "u.n"
+    session.execute(
+        text(f"UPDATE series SET points = {value}"
+             " FROM unnest(CAST(:ids AS bigint[]), CAST(:ns AS bigint[])) AS u(id, n)"
+             " WHERE series.run_id = :run AND series.id = u.id"),
+        # Array literals as text: psycopg inspects every element of a list parameter to pick its type.
+        {"run": run_id, "ids": "{" + ",".join(map(str, counts)) + "}",
+         "ns": "{" + ",".join(map(str, counts.values())) + "}"})
 
 
 def downsample(t: Sequence[float], v: Sequence[float], max_points: int) -> tuple[list[float], list[float]]:
