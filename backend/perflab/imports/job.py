@@ -30,6 +30,7 @@ from perflab.alerts import wake
 from perflab.errors import NotFound, PayloadTooLarge, Unavailable
 from perflab.imports import service
 from perflab.imports.schemas import ImportPreviewRequest, ImportRequest
+from perflab.openapi import body_errors
 from perflab.profiles import parsing
 from perflab.projects.models import Project
 from perflab.requestbody import sync_chunks
@@ -50,10 +51,7 @@ def _validated(model: type[M], path: str) -> M:
     try:
         return model.model_validate_json(Path(path).read_bytes())
     except ValidationError as exc:
-        raise InvalidBody([
-            {"loc": ["body", *e["loc"]], "msg": e["msg"], "type": e["type"]}
-            for e in exc.errors(include_url=False, include_context=False, include_input=False)
-        ]) from None
+        raise InvalidBody(body_errors(exc)) from None
 
 
 def _enter(env: dict[str, str] | None, database_url: str | None) -> None:
